@@ -1,0 +1,144 @@
+//! Running one turn's tool calls: lookup, argument parsing, the wrapper chain, and the
+//! tool itself, as a stream of events per call.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::stream::{self, BoxStream};
+use futures::{Stream, StreamExt};
+use serde_json::Value;
+use tower::BoxError;
+
+use super::{AgentConfig, AgentEvent, ToolRecord};
+use crate::handler::{Chain, HandlerError};
+use crate::{AgentError, ToolCall, ToolError, ToolRequest};
+
+/// What one call reports while it runs.
+pub(super) enum CallEvent {
+    /// An event for the caller (call started, output chunk).
+    Event(AgentEvent),
+    /// The call with this index in the turn finished.
+    Done(usize, ToolRecord),
+    /// A tool wrapper failed with a handler error: the run stops.
+    Fatal(AgentError),
+}
+
+/// Runs a turn's calls with at most `cap` at a time, merging their events as they come.
+pub(super) fn run_batch(
+    chain: Chain,
+    config: AgentConfig,
+    extensions: Arc<http::Extensions>,
+    calls: Vec<ToolCall>,
+    cap: Option<usize>,
+) -> impl Stream<Item = CallEvent> + Send + 'static {
+    stream::iter(calls.into_iter().enumerate())
+        .map(move |(index, call)| run_call(&chain, &config, &extensions, index, call))
+        .flatten_unordered(cap)
+}
+
+fn run_call(
+    chain: &Chain,
+    config: &AgentConfig,
+    extensions: &Arc<http::Extensions>,
+    index: usize,
+    call: ToolCall,
+) -> BoxStream<'static, CallEvent> {
+    let chain = chain.clone();
+    let tool = config.tool(&call.name).cloned();
+    let unknown = tool.is_none().then(|| unknown_tool(config, &call.name));
+    let extensions = Arc::clone(extensions);
+    async_stream::stream! {
+        let started = Instant::now();
+        yield CallEvent::Event(AgentEvent::ToolCallStarted {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+        });
+        let mut content = String::new();
+        let failure: Option<BoxError> = 'call: {
+            let Some(tool) = tool else {
+                break 'call unknown.map(BoxError::from);
+            };
+            let arguments = match parse_arguments(&call.arguments) {
+                Ok(arguments) => arguments,
+                Err(error) => break 'call Some(error.into()),
+            };
+            let request = ToolRequest::with_extensions(&call.id, &call.name, arguments, extensions);
+            if !tool.is_streamable() {
+                match chain.invoke(request, tool).await {
+                    Ok(output) => {
+                        content = output.content;
+                        break 'call None;
+                    }
+                    Err(error) => break 'call Some(error),
+                }
+            }
+            let mut chunks = match chain.stream(request, tool).await {
+                Ok(chunks) => chunks,
+                Err(error) => break 'call Some(error),
+            };
+            while let Some(chunk) = chunks.next().await {
+                match chunk {
+                    Ok(chunk) => {
+                        content.push_str(&chunk);
+                        yield CallEvent::Event(AgentEvent::ToolOutputChunk {
+                            call_id: call.id.clone(),
+                            name: call.name.clone(),
+                            chunk,
+                        });
+                    }
+                    Err(error) => break 'call Some(error),
+                }
+            }
+            None
+        };
+        let error = match failure.map(classify).transpose() {
+            Ok(error) => error,
+            Err(fatal) => {
+                yield CallEvent::Fatal(fatal);
+                return;
+            }
+        };
+        if let Some(error) = &error {
+            content = error.to_model_text();
+        }
+        yield CallEvent::Done(index, ToolRecord {
+            call_id: call.id,
+            name: call.name,
+            arguments: call.arguments,
+            content,
+            error,
+            latency: started.elapsed(),
+        });
+    }
+    .boxed()
+}
+
+/// A tool failure the model sees, or a handler error that stops the run.
+fn classify(error: BoxError) -> Result<ToolError, AgentError> {
+    match error.downcast::<HandlerError>() {
+        Ok(handler_error) => Err(AgentError::Handler(*handler_error)),
+        Err(error) => Ok(ToolError::from_boxed(error)),
+    }
+}
+
+/// Parses the model's argument text once. Empty text means no arguments.
+fn parse_arguments(text: &str) -> Result<Value, ToolError> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(serde_json::Map::new()));
+    }
+    serde_json::from_str(text).map_err(|e| {
+        ToolError::invalid_arguments(format!("the arguments are not valid JSON ({e})"))
+    })
+}
+
+fn unknown_tool(config: &AgentConfig, name: &str) -> ToolError {
+    let available: Vec<&str> = config.tool_names().collect();
+    let mut error = ToolError::unknown_tool(name);
+    if !available.is_empty() {
+        error = ToolError::new(
+            error.kind(),
+            format!("{}; the tools available are: {}", error.message(), available.join(", ")),
+        );
+    }
+    error
+}

@@ -1,0 +1,249 @@
+//! The agent: a `tower::Service<AgentRequest>` whose response is a run.
+//!
+//! An [`Agent`] is built once from a model, an instruction, tools and limits. Each call
+//! starts an [`AgentRun`]: the ReAct loop (call the model; if its reply has tool calls,
+//! run them in parallel, append the results, and call the model again) customised by the
+//! run's [handlers](crate::handler).
+//!
+//! # The compiled loop
+//!
+//! The loop's topology (is there a tools step? can the tools step end the run?) depends
+//! only on whether the run has tools and whether one of them returns directly. The agent
+//! compiles the topology for such a key the first time a run needs it, caches it, and
+//! passes each run's tools and return-directly set in as data: a handler that filters
+//! tools per request costs no recompilation, and one that adds tools to a tool-less agent
+//! compiles one more variant, once. [`Agent::compiled_variants`] reports how many exist.
+//!
+//! # Return directly
+//!
+//! When a turn calls one or more return-directly tools, every call of the turn still
+//! runs; the first return-directly call in the model's order wins: its result is the
+//! run's final message, and its [`AgentEvent::ToolResult`] is the last tool event of the
+//! run, just before [`AgentEvent::Completed`].
+//!
+//! # Example
+//!
+//! ```
+//! use adk::{Agent, AgentRequest, Message, Tool, ToolCall, ToolInfo, ToolOutput};
+//! use adk::testing::{ScriptedModel, Turn};
+//! use serde_json::json;
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let model = ScriptedModel::new([
+//!     Turn::call("c1", "weather", json!({"city": "Oslo"})),
+//!     Turn::text("It is sunny in Oslo."),
+//! ]);
+//! let weather = Tool::from_fn(ToolInfo::new("weather", "Current weather"), |_| async {
+//!     Ok::<_, std::convert::Infallible>(ToolOutput::new("sunny"))
+//! });
+//! let agent = Agent::builder(model.clone())
+//!     .instruction("You report the weather.")
+//!     .tool(weather)
+//!     .build()?;
+//!
+//! let result = agent.run(AgentRequest::user("Weather in Oslo?")).await?;
+//! assert_eq!(result.final_message.content(), "It is sunny in Oslo.");
+//! assert_eq!(result.tool_records[0].content, "sunny");
+//! assert_eq!(model.requests()[0].tool_names().collect::<Vec<_>>(), ["weather"]);
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+mod compile;
+mod config;
+mod exec;
+mod request;
+mod run;
+mod runner;
+
+use std::convert::Infallible;
+use std::fmt;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use tower::util::BoxCloneSyncService;
+use tower::{BoxError, Service, ServiceExt};
+
+pub use self::config::AgentConfig;
+pub use self::request::AgentRequest;
+pub use self::run::{AgentEvent, AgentResult, AgentRun, RunResult, ToolRecord};
+use self::compile::Variants;
+use crate::model::{BoxModel, ModelOptions};
+use crate::{BuildError, ModelRequest, ModelResponse, Tool, ToolInfo};
+
+/// The default limit on model calls per run.
+pub const DEFAULT_MAX_ITERATIONS: usize = 20;
+
+/// An agent: a cheap-to-clone `tower::Service<AgentRequest, Response = AgentRun>`.
+///
+/// The agent is always ready: each call only sets a run up, and the run does its work
+/// when it is polled (see [`AgentRun`]). Clones share everything, including the compiled
+/// loop variants; an agent can be shared between tasks without a `Buffer`.
+#[derive(Clone)]
+pub struct Agent {
+    inner: Arc<AgentInner>,
+}
+
+struct AgentInner {
+    model: BoxModel,
+    config: AgentConfig,
+    tool_infos: Arc<[Arc<ToolInfo>]>,
+    options: ModelOptions,
+    max_iterations: usize,
+    parallel_tool_calls: Option<usize>,
+    variants: Variants,
+}
+
+impl Agent {
+    /// Starts building an agent around a model service.
+    pub fn builder<M>(model: M) -> AgentBuilder
+    where
+        M: Service<ModelRequest, Response = ModelResponse> + Clone + Send + Sync + 'static,
+        M::Error: Into<BoxError>,
+        M::Future: Send + 'static,
+    {
+        AgentBuilder {
+            model: BoxCloneSyncService::new(model.map_err(Into::into)),
+            config: AgentConfig::default(),
+            options: ModelOptions::default(),
+            max_iterations: DEFAULT_MAX_ITERATIONS,
+            parallel_tool_calls: None,
+        }
+    }
+
+    /// Starts a run; the same as calling the service, without `poll_ready`.
+    pub fn run(&self, request: AgentRequest) -> AgentRun {
+        runner::start(Arc::clone(&self.inner), request)
+    }
+
+    /// The configuration every run starts from.
+    pub fn config(&self) -> &AgentConfig {
+        &self.inner.config
+    }
+
+    /// How many loop variants this agent (and its clones) has compiled so far: one per
+    /// distinct compatibility key its runs needed.
+    pub fn compiled_variants(&self) -> usize {
+        self.inner.variants.compiled()
+    }
+}
+
+impl Service<AgentRequest> for Agent {
+    type Response = AgentRun;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<AgentRun, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: AgentRequest) -> Self::Future {
+        std::future::ready(Ok(self.run(request)))
+    }
+}
+
+impl fmt::Debug for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent")
+            .field("config", &self.inner.config)
+            .field("max_iterations", &self.inner.max_iterations)
+            .field("parallel_tool_calls", &self.inner.parallel_tool_calls)
+            .field("compiled_variants", &self.compiled_variants())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds an [`Agent`]; see [`Agent::builder`].
+pub struct AgentBuilder {
+    model: BoxModel,
+    config: AgentConfig,
+    options: ModelOptions,
+    max_iterations: usize,
+    parallel_tool_calls: Option<usize>,
+}
+
+impl AgentBuilder {
+    /// The instruction, sent to the model as the first (system) message of each run.
+    pub fn instruction(mut self, instruction: impl Into<Arc<str>>) -> Self {
+        self.config.set_instruction(instruction);
+        self
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: Tool) -> Self {
+        self.config.tools_mut().push(tool);
+        self
+    }
+
+    /// Adds tools.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
+        self.config.tools_mut().extend(tools);
+        self
+    }
+
+    /// Makes calls of these tools end the run with their result.
+    pub fn return_directly<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        for name in names {
+            self.config.set_return_directly(name, true);
+        }
+        self
+    }
+
+    /// Options sent with every model call.
+    pub fn model_options(mut self, options: ModelOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The most model calls a run may make (default [`DEFAULT_MAX_ITERATIONS`]).
+    pub fn max_iterations(mut self, max: usize) -> Self {
+        self.max_iterations = max;
+        self
+    }
+
+    /// The most tool calls of one turn that run at the same time (default: all of them).
+    pub fn parallel_tool_calls(mut self, cap: usize) -> Self {
+        self.parallel_tool_calls = Some(cap);
+        self
+    }
+
+    /// Builds the agent.
+    ///
+    /// # Errors
+    ///
+    /// Two tools with the same name, a zero iteration limit or a zero parallelism cap.
+    pub fn build(self) -> Result<Agent, BuildError> {
+        if let Some(name) = self.config.duplicate_tool() {
+            return Err(BuildError::DuplicateTool(name.to_owned()));
+        }
+        if self.max_iterations == 0 {
+            return Err(BuildError::ZeroIterations);
+        }
+        if self.parallel_tool_calls == Some(0) {
+            return Err(BuildError::ZeroParallelism);
+        }
+        let tool_infos = self.config.tools().iter().map(Tool::shared_info).collect();
+        Ok(Agent {
+            inner: Arc::new(AgentInner {
+                model: self.model,
+                config: self.config,
+                tool_infos,
+                options: self.options,
+                max_iterations: self.max_iterations,
+                parallel_tool_calls: self.parallel_tool_calls,
+                variants: Variants::default(),
+            }),
+        })
+    }
+}
+
+impl fmt::Debug for AgentBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentBuilder").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+

@@ -1,0 +1,173 @@
+use std::fmt;
+use std::future::{Future, IntoFuture};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
+
+use crate::{AgentError, Message, Messages, ToolError};
+
+/// Something that happened during a run, in order.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum AgentEvent {
+    /// Text from the model, as it streams. Text that comes before a turn's tool calls
+    /// arrives before those tools run.
+    TextDelta(String),
+    /// The model's whole reply for one turn, as rewritten by the `after_model` hooks: the
+    /// message the loop routes on.
+    Message(Message),
+    /// A tool call started.
+    ToolCallStarted {
+        /// The call id.
+        call_id: String,
+        /// The tool name.
+        name: String,
+    },
+    /// A chunk of a streamed tool call's output, after every stream wrapper.
+    ToolOutputChunk {
+        /// The call id.
+        call_id: String,
+        /// The tool name.
+        name: String,
+        /// The chunk.
+        chunk: String,
+    },
+    /// A tool call finished, successfully or not.
+    ToolResult(ToolRecord),
+    /// The run finished; always the last event of a successful run.
+    Completed(AgentResult),
+}
+
+/// The record of one tool execution.
+#[derive(Debug, Clone)]
+pub struct ToolRecord {
+    /// The call id.
+    pub call_id: String,
+    /// The tool name.
+    pub name: String,
+    /// The arguments, as the model sent them.
+    pub arguments: String,
+    /// What the model saw: the output, or the description of the failure.
+    pub content: String,
+    /// The failure, if the call failed.
+    pub error: Option<ToolError>,
+    /// How long the call took, from its start to its last chunk.
+    pub latency: Duration,
+}
+
+impl ToolRecord {
+    /// Whether the call succeeded.
+    pub fn is_success(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// The tool result message for the history.
+    pub(crate) fn to_message(&self) -> Message {
+        if self.error.is_some() {
+            Message::tool_error(&self.call_id, &self.name, &self.content)
+        } else {
+            Message::tool(&self.call_id, &self.name, &self.content)
+        }
+    }
+}
+
+/// The final result of a successful run.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AgentResult {
+    /// The message that ends the run: the model's last reply or, when a return-directly
+    /// tool ended it, that tool's result.
+    pub final_message: Message,
+    /// The whole history of the run.
+    pub messages: Messages,
+    /// One record per tool execution, in the order they finished.
+    pub tool_records: Vec<ToolRecord>,
+    /// How many model calls the run made.
+    pub iterations: usize,
+}
+
+/// A run of an agent: a stream of [`AgentEvent`]s that can also be awaited to its final
+/// [`AgentResult`].
+///
+/// The run does its work as it is polled, in the caller's task: nothing is spawned, so
+/// dropping the run cancels the model and tool calls in flight, and a slow reader slows
+/// streaming tools down (backpressure).
+///
+/// # Example
+///
+/// ```
+/// use adk::{Agent, AgentEvent, AgentRequest};
+/// use adk::testing::{ScriptedModel, Turn};
+/// use futures::StreamExt;
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let agent = Agent::builder(ScriptedModel::new([Turn::text("Hello!")])).build()?;
+///
+/// let mut run = agent.run(AgentRequest::user("hi"));
+/// while let Some(event) = run.next().await {
+///     if let AgentEvent::TextDelta(text) = event? {
+///         print!("{text}");
+///     }
+/// }
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+pub struct AgentRun {
+    events: BoxStream<'static, Result<AgentEvent, AgentError>>,
+}
+
+impl AgentRun {
+    pub(crate) fn new(
+        events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
+    ) -> Self {
+        AgentRun { events: events.boxed() }
+    }
+}
+
+impl Stream for AgentRun {
+    type Item = Result<AgentEvent, AgentError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.events.poll_next_unpin(cx)
+    }
+}
+
+impl fmt::Debug for AgentRun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentRun").finish_non_exhaustive()
+    }
+}
+
+impl IntoFuture for AgentRun {
+    type Output = Result<AgentResult, AgentError>;
+    type IntoFuture = RunResult;
+
+    fn into_future(self) -> RunResult {
+        RunResult { run: self }
+    }
+}
+
+/// The future of a run's final result: drives the run, skipping its events.
+#[must_use = "futures do nothing unless polled"]
+#[derive(Debug)]
+pub struct RunResult {
+    run: AgentRun,
+}
+
+impl Future for RunResult {
+    type Output = Result<AgentResult, AgentError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        loop {
+            match std::task::ready!(self.run.poll_next_unpin(cx)) {
+                Some(Ok(AgentEvent::Completed(result))) => return Poll::Ready(Ok(result)),
+                Some(Ok(_)) => continue,
+                Some(Err(error)) => return Poll::Ready(Err(error)),
+                None => return Poll::Ready(Err(AgentError::Incomplete)),
+            }
+        }
+    }
+}

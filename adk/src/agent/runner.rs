@@ -1,0 +1,139 @@
+//! The ReAct loop of one run, written as a stream of events.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+
+use super::compile::{Outcome, Step};
+use super::exec::{self, CallEvent};
+use super::{AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun};
+use crate::handler::Chain;
+use crate::{AgentError, Message, MessageAccumulator, ModelDelta, ModelRequest, RunContext};
+use crate::{RunState, Tool, ToolInfo};
+
+pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
+    AgentRun::new(async_stream::try_stream! {
+        let (input, extensions, handlers) = request.into_parts();
+        let chain = Chain::new(handlers);
+        let mut cx = RunContext::new(extensions);
+        let config = chain.before_agent(&mut cx, agent.config.clone()).await?;
+
+        let tool_infos: Arc<[Arc<ToolInfo>]> = if config.shares_tools_with(&agent.config) {
+            Arc::clone(&agent.tool_infos)
+        } else {
+            if let Some(name) = config.duplicate_tool() {
+                Err(AgentError::DuplicateTool { name: name.to_owned() })?;
+            }
+            config.tools().iter().map(Tool::shared_info).collect()
+        };
+        let graph = agent.variants.get(config.key());
+
+        let mut history = Vec::with_capacity(input.len() + 1);
+        if !config.instruction().is_empty() {
+            history.push(Message::system(config.instruction()));
+        }
+        history.extend(input.iter().cloned());
+        let mut state = RunState::new(history.into());
+
+        let mut records = Vec::new();
+        let mut returned: Option<Message> = None;
+        let mut iteration = 0;
+        let mut at = graph.entry();
+        loop {
+            let outcome = match graph.step(at) {
+                Step::End => break,
+                Step::CallModel => {
+                    if iteration == agent.max_iterations {
+                        Err(AgentError::MaxIterations { limit: agent.max_iterations })?;
+                    }
+                    iteration += 1;
+                    cx.set_iteration(iteration);
+                    chain.before_model(&mut cx, &mut state).await?;
+
+                    let mut request = ModelRequest::with_extensions(
+                        state.messages.clone(),
+                        Arc::clone(&tool_infos),
+                        cx.shared_extensions(),
+                    );
+                    request.options = agent.options.clone();
+                    let response = chain
+                        .model(request, agent.model.clone())
+                        .await
+                        .map_err(AgentError::from_chain)?;
+                    let mut deltas = response.into_stream();
+                    let mut reply = MessageAccumulator::default();
+                    while let Some(delta) = deltas.next().await {
+                        match delta.map_err(AgentError::Model)? {
+                            ModelDelta::Text(text) => {
+                                reply.push_text(&text);
+                                yield AgentEvent::TextDelta(text);
+                            }
+                            other => reply.push(other),
+                        }
+                    }
+                    drop(deltas);
+                    state.messages.push(reply.finish());
+
+                    chain.after_model(&mut cx, &mut state).await?;
+                    let routed = state.messages.last().cloned();
+                    let tool_calls = routed.as_ref().is_some_and(|m| !m.tool_calls().is_empty());
+                    if let Some(message) = routed {
+                        yield AgentEvent::Message(message);
+                    }
+                    Outcome { tool_calls, returned_directly: false }
+                }
+                Step::RunTools => {
+                    let calls = state.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
+                    // The first call, in the model's order, of a return-directly tool wins.
+                    let direct = calls.iter().position(|c| {
+                        config.is_return_directly(&c.name) && config.tool(&c.name).is_some()
+                    });
+                    let mut finished = vec![None; calls.len()];
+                    let mut held = None;
+                    let mut events = exec::run_batch(
+                        chain.clone(),
+                        config.clone(),
+                        cx.shared_extensions(),
+                        calls,
+                        agent.parallel_tool_calls,
+                    );
+                    while let Some(event) = events.next().await {
+                        match event {
+                            CallEvent::Event(event) => yield event,
+                            CallEvent::Fatal(error) => Err(error)?,
+                            CallEvent::Done(index, record) => {
+                                if Some(index) == direct {
+                                    held = Some(record.clone());
+                                } else {
+                                    yield AgentEvent::ToolResult(record.clone());
+                                }
+                                finished[index] = Some(record);
+                            }
+                        }
+                    }
+                    drop(events);
+                    if let Some(record) = held {
+                        yield AgentEvent::ToolResult(record);
+                    }
+                    let messages = state.messages.to_mut();
+                    messages.extend(finished.iter().flatten().map(|r| r.to_message()));
+                    returned = direct.and_then(|i| finished[i].as_ref()).map(|r| r.to_message());
+                    records.extend(finished.into_iter().flatten());
+                    Outcome { tool_calls: true, returned_directly: returned.is_some() }
+                }
+            };
+            at = graph.next(at, outcome);
+        }
+
+        chain.after_agent(&mut cx, &mut state).await?;
+        let final_message = returned
+            .or_else(|| state.messages.last().cloned())
+            .unwrap_or_else(|| Message::assistant(""));
+        yield AgentEvent::Completed(AgentResult {
+            final_message,
+            messages: state.messages,
+            tool_records: records,
+            iterations: iteration,
+        });
+    })
+}

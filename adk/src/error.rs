@@ -1,0 +1,100 @@
+//! The errors of runs and of building agents.
+
+use tower::BoxError;
+
+use crate::handler::HandlerError;
+
+/// Why a run failed.
+///
+/// Tool failures are not run failures: they become tool results the model sees (see
+/// [`ToolError`](crate::ToolError)). A run fails when a handler fails, the model fails,
+/// or the loop reaches its limit.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// A handler's hook returned an error; the run stopped there.
+    #[error(transparent)]
+    Handler(#[from] HandlerError),
+    /// The model service failed, before or while streaming its reply.
+    #[error("the model failed: {0}")]
+    Model(#[source] BoxError),
+    /// The loop made its maximum number of model calls and the model still asked for
+    /// tools.
+    #[error("the run reached its limit of {limit} model calls")]
+    MaxIterations {
+        /// The limit that was reached.
+        limit: usize,
+    },
+    /// Two tools of the run's configuration have the same name.
+    #[error("the run offers two tools named `{name}`")]
+    DuplicateTool {
+        /// The duplicated name.
+        name: String,
+    },
+    /// The run's event stream ended without a result (it was polled after it ended).
+    #[error("the run ended without a result")]
+    Incomplete,
+}
+
+impl AgentError {
+    /// Whether the run stopped at the iteration limit.
+    pub fn is_max_iterations(&self) -> bool {
+        matches!(self, AgentError::MaxIterations { .. })
+    }
+
+    /// The handler error, if a handler stopped the run.
+    pub fn as_handler(&self) -> Option<&HandlerError> {
+        match self {
+            AgentError::Handler(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn from_chain(error: BoxError) -> Self {
+        match error.downcast::<HandlerError>() {
+            Ok(e) => AgentError::Handler(*e),
+            Err(e) => match e.downcast::<ModelError>() {
+                Ok(e) => AgentError::Model(e.0),
+                Err(e) => AgentError::Model(e),
+            },
+        }
+    }
+}
+
+/// The model service failed. Wrappers around a model call see the model's errors in this
+/// type (and pass them on unchanged); the model's own error is its `source()`.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ModelError(#[source] BoxError);
+
+impl ModelError {
+    /// Wraps a model's error.
+    pub fn new(error: impl Into<BoxError>) -> Self {
+        ModelError(error.into())
+    }
+
+    /// The model's own error.
+    pub fn into_inner(self) -> BoxError {
+        self.0
+    }
+
+    /// The model's own error, by reference.
+    pub fn get_ref(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+/// Why an agent could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tools have the same name.
+    #[error("two tools are named `{0}`")]
+    DuplicateTool(String),
+    /// The cap on parallel tool calls is zero.
+    #[error("the cap on parallel tool calls must be at least 1")]
+    ZeroParallelism,
+    /// The iteration limit is zero.
+    #[error("max iterations must be at least 1")]
+    ZeroIterations,
+}

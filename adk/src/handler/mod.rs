@@ -1,0 +1,444 @@
+//! Handlers: the per-run customisation points of an agent.
+//!
+//! A [`Handler`] implements any of the hooks below; every hook has a pass-through
+//! default, so a handler writes only what it needs, as plain `async fn`s.
+//!
+//! | hook | when | may change |
+//! |------|------|------------|
+//! | [`before_agent`](Handler::before_agent) | once at the start of a run | the run's [`AgentConfig`]: instruction, tools, return-directly set |
+//! | [`before_model`](Handler::before_model) | before each model call | the history the loop keeps |
+//! | [`wrap_model`](Handler::wrap_model) | around each model call | that call's request and response |
+//! | [`after_model`](Handler::after_model) | after each model call | the history, including the tool calls of the reply |
+//! | [`wrap_tool_invoke`](Handler::wrap_tool_invoke) | around each whole tool call | that call's request and output |
+//! | [`wrap_tool_stream`](Handler::wrap_tool_stream) | around each streamed tool call | that call's request and its stream, chunk by chunk |
+//! | [`after_agent`](Handler::after_agent) | once when a run ends successfully | the final history |
+//!
+//! # Order
+//!
+//! Handlers run in registration order, the first registered being the outermost layer,
+//! like a `ServiceBuilder` stack. Handlers from [`HandlerLayer`]s come first (in the order
+//! of the layers, outermost first), then the request's own handlers.
+//!
+//! ```text
+//!             ┌──────────── handler A (outermost) ────────────┐
+//!             │       ┌──────── handler B ────────┐           │
+//! before_*:   │  A ──►│  B ──►                    │           │   in order, each sees the
+//!             │       │                           │           │   previous one's output
+//! wrap_*:     │ A.pre │ B.pre ─► model/tool ─► B.post │ A.post │   nested, A outermost
+//! after_*:    │       │                       ◄── B │ ◄── A     │   unwinding, B first
+//!             │       └───────────────────────────┘           │
+//!             └───────────────────────────────────────────────┘
+//! ```
+//!
+//! # Errors
+//!
+//! A hook that returns an error stops the run with [`AgentError::Handler`](crate::AgentError::Handler),
+//! which names the hook and the handler ([`Handler::name`]); no later handler of that hook
+//! runs, and after a failed `before_*` the model is not called. In the tool wrappers, a
+//! [`ToolError`](crate::ToolError) (such as a denial) or a tower timeout is a tool failure
+//! that the model sees, and the run goes on; any other error stops the run.
+//!
+//! # Example
+//!
+//! ```
+//! use adk::{AgentConfig, Handler, RunContext};
+//! use tower::BoxError;
+//!
+//! #[derive(Clone)]
+//! struct Role(String);
+//!
+//! /// Hides the `delete_account` tool from everyone but admins.
+//! struct AdminOnly;
+//!
+//! impl Handler for AdminOnly {
+//!     async fn before_agent(&self, cx: &mut RunContext, mut config: AgentConfig) -> Result<AgentConfig, BoxError> {
+//!         let is_admin = cx.extensions().get::<Role>().is_some_and(|r| r.0 == "admin");
+//!         if !is_admin {
+//!             config.remove_tool("delete_account");
+//!         }
+//!         Ok(config)
+//!     }
+//! }
+//! ```
+
+mod layer;
+mod next;
+mod tower_layer;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use tower::BoxError;
+
+pub use self::layer::{HandlerLayer, HandlerService};
+pub(crate) use self::next::{Chain, Continuation};
+pub use self::next::{ModelNext, Next, StreamNext, ToolNext};
+pub use self::next::{InvokeSeam, ModelSeam, StreamSeam};
+pub use self::tower_layer::{Continue, ModelLayer, ToolLayer, ToolStreamLayer};
+use crate::{AgentConfig, ModelRequest, ModelResponse, RunContext, RunState};
+use crate::{ToolOutput, ToolRequest, ToolStream};
+
+/// A set of hooks that customise an agent's runs. Every hook defaults to passing through.
+///
+/// See the [module docs](self) for when each hook runs and in which order.
+pub trait Handler: Send + Sync + 'static {
+    /// The name used in errors. Defaults to the type's name.
+    fn name(&self) -> Cow<'static, str> {
+        Cow::Borrowed(std::any::type_name::<Self>())
+    }
+
+    /// Rewrites the run's configuration, once per run, before the first model call.
+    fn before_agent(
+        &self,
+        cx: &mut RunContext,
+        config: AgentConfig,
+    ) -> impl Future<Output = Result<AgentConfig, BoxError>> + Send {
+        let _ = cx;
+        std::future::ready(Ok(config))
+    }
+
+    /// Rewrites the history before each model call; later iterations see the change.
+    fn before_model(
+        &self,
+        cx: &mut RunContext,
+        state: &mut RunState,
+    ) -> impl Future<Output = Result<(), BoxError>> + Send {
+        let _ = (cx, state);
+        std::future::ready(Ok(()))
+    }
+
+    /// Rewrites the history after each model call. The model's reply is the last message;
+    /// adding or removing its tool calls changes what the loop does next.
+    fn after_model(
+        &self,
+        cx: &mut RunContext,
+        state: &mut RunState,
+    ) -> impl Future<Output = Result<(), BoxError>> + Send {
+        let _ = (cx, state);
+        std::future::ready(Ok(()))
+    }
+
+    /// Wraps one model call. Changes to `request` are for this call only.
+    fn wrap_model(
+        &self,
+        request: ModelRequest,
+        next: ModelNext,
+    ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send {
+        next.run(request)
+    }
+
+    /// Wraps one tool call whose result is returned whole.
+    fn wrap_tool_invoke(
+        &self,
+        request: ToolRequest,
+        next: ToolNext,
+    ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
+        next.run(request)
+    }
+
+    /// Wraps one streamed tool call; the wrapper may transform the stream chunk by chunk.
+    fn wrap_tool_stream(
+        &self,
+        request: ToolRequest,
+        next: StreamNext,
+    ) -> impl Future<Output = Result<ToolStream, BoxError>> + Send {
+        next.run(request)
+    }
+
+    /// Runs when a run ends successfully, innermost handler first.
+    fn after_agent(
+        &self,
+        cx: &mut RunContext,
+        state: &mut RunState,
+    ) -> impl Future<Output = Result<(), BoxError>> + Send {
+        let _ = (cx, state);
+        std::future::ready(Ok(()))
+    }
+}
+
+/// A handler that does nothing.
+impl Handler for () {}
+
+/// A handler that is there or not; `None` passes through.
+impl<H: Handler> Handler for Option<H> {
+    fn name(&self) -> Cow<'static, str> {
+        match self {
+            Some(h) => h.name(),
+            None => Cow::Borrowed("None"),
+        }
+    }
+
+    async fn before_agent(
+        &self,
+        cx: &mut RunContext,
+        config: AgentConfig,
+    ) -> Result<AgentConfig, BoxError> {
+        match self {
+            Some(h) => h.before_agent(cx, config).await,
+            None => Ok(config),
+        }
+    }
+
+    async fn before_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
+        match self {
+            Some(h) => h.before_model(cx, state).await,
+            None => Ok(()),
+        }
+    }
+
+    async fn after_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
+        match self {
+            Some(h) => h.after_model(cx, state).await,
+            None => Ok(()),
+        }
+    }
+
+    async fn wrap_model(&self, request: ModelRequest, next: ModelNext) -> Result<ModelResponse, BoxError> {
+        match self {
+            Some(h) => h.wrap_model(request, next).await,
+            None => next.run(request).await,
+        }
+    }
+
+    async fn wrap_tool_invoke(&self, request: ToolRequest, next: ToolNext) -> Result<ToolOutput, BoxError> {
+        match self {
+            Some(h) => h.wrap_tool_invoke(request, next).await,
+            None => next.run(request).await,
+        }
+    }
+
+    async fn wrap_tool_stream(&self, request: ToolRequest, next: StreamNext) -> Result<ToolStream, BoxError> {
+        match self {
+            Some(h) => h.wrap_tool_stream(request, next).await,
+            None => next.run(request).await,
+        }
+    }
+
+    async fn after_agent(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
+        match self {
+            Some(h) => h.after_agent(cx, state).await,
+            None => Ok(()),
+        }
+    }
+}
+
+/// The hook points of a run, as named in errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Hook {
+    /// [`Handler::before_agent`].
+    BeforeAgent,
+    /// [`Handler::before_model`].
+    BeforeModel,
+    /// [`Handler::wrap_model`].
+    WrapModel,
+    /// [`Handler::after_model`].
+    AfterModel,
+    /// [`Handler::wrap_tool_invoke`].
+    WrapToolInvoke,
+    /// [`Handler::wrap_tool_stream`].
+    WrapToolStream,
+    /// [`Handler::after_agent`].
+    AfterAgent,
+}
+
+impl Hook {
+    /// The hook's method name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Hook::BeforeAgent => "before_agent",
+            Hook::BeforeModel => "before_model",
+            Hook::WrapModel => "wrap_model",
+            Hook::AfterModel => "after_model",
+            Hook::WrapToolInvoke => "wrap_tool_invoke",
+            Hook::WrapToolStream => "wrap_tool_stream",
+            Hook::AfterAgent => "after_agent",
+        }
+    }
+}
+
+impl fmt::Display for Hook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A hook of a handler failed.
+#[derive(Debug, thiserror::Error)]
+#[error("handler `{handler}` failed in {hook}: {source}")]
+pub struct HandlerError {
+    hook: Hook,
+    handler: Cow<'static, str>,
+    #[source]
+    source: BoxError,
+}
+
+impl HandlerError {
+    pub(crate) fn new(hook: Hook, handler: &BoxHandler, source: BoxError) -> Self {
+        HandlerError { hook, handler: handler.0.name(), source }
+    }
+
+    /// The hook that failed.
+    pub fn hook(&self) -> Hook {
+        self.hook
+    }
+
+    /// The name of the handler whose hook failed.
+    pub fn handler(&self) -> &str {
+        &self.handler
+    }
+
+    /// The error the hook returned.
+    pub fn into_source(self) -> BoxError {
+        self.source
+    }
+}
+
+/// A type-erased [`Handler`], cheap to clone.
+///
+/// Every `Handler` converts into it with `into()`.
+#[derive(Clone)]
+pub struct BoxHandler(Arc<dyn DynHandler>);
+
+impl BoxHandler {
+    /// Erases a handler.
+    pub fn new<H: Handler>(handler: H) -> Self {
+        BoxHandler(Arc::new(handler))
+    }
+
+    /// The handler's name.
+    pub fn name(&self) -> Cow<'static, str> {
+        self.0.name()
+    }
+}
+
+impl<H: Handler> From<H> for BoxHandler {
+    fn from(handler: H) -> Self {
+        BoxHandler::new(handler)
+    }
+}
+
+impl fmt::Debug for BoxHandler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("BoxHandler").field(&self.0.name()).finish()
+    }
+}
+
+/// The object-safe twin of [`Handler`].
+pub(crate) trait DynHandler: Send + Sync + 'static {
+    fn name(&self) -> Cow<'static, str>;
+    fn before_agent<'a>(
+        &'a self,
+        cx: &'a mut RunContext,
+        config: AgentConfig,
+    ) -> BoxFuture<'a, Result<AgentConfig, BoxError>>;
+    fn before_model<'a>(
+        &'a self,
+        cx: &'a mut RunContext,
+        state: &'a mut RunState,
+    ) -> BoxFuture<'a, Result<(), BoxError>>;
+    fn after_model<'a>(
+        &'a self,
+        cx: &'a mut RunContext,
+        state: &'a mut RunState,
+    ) -> BoxFuture<'a, Result<(), BoxError>>;
+    fn wrap_model(
+        &self,
+        request: ModelRequest,
+        next: ModelNext,
+    ) -> BoxFuture<'_, Result<ModelResponse, BoxError>>;
+    fn wrap_tool_invoke(
+        &self,
+        request: ToolRequest,
+        next: ToolNext,
+    ) -> BoxFuture<'_, Result<ToolOutput, BoxError>>;
+    fn wrap_tool_stream(
+        &self,
+        request: ToolRequest,
+        next: StreamNext,
+    ) -> BoxFuture<'_, Result<ToolStream, BoxError>>;
+    fn after_agent<'a>(
+        &'a self,
+        cx: &'a mut RunContext,
+        state: &'a mut RunState,
+    ) -> BoxFuture<'a, Result<(), BoxError>>;
+}
+
+impl<H: Handler> DynHandler for H {
+    fn name(&self) -> Cow<'static, str> {
+        Handler::name(self)
+    }
+
+    fn before_agent<'a>(
+        &'a self,
+        cx: &'a mut RunContext,
+        config: AgentConfig,
+    ) -> BoxFuture<'a, Result<AgentConfig, BoxError>> {
+        Box::pin(Handler::before_agent(self, cx, config))
+    }
+
+    fn before_model<'a>(
+        &'a self,
+        cx: &'a mut RunContext,
+        state: &'a mut RunState,
+    ) -> BoxFuture<'a, Result<(), BoxError>> {
+        Box::pin(Handler::before_model(self, cx, state))
+    }
+
+    fn after_model<'a>(
+        &'a self,
+        cx: &'a mut RunContext,
+        state: &'a mut RunState,
+    ) -> BoxFuture<'a, Result<(), BoxError>> {
+        Box::pin(Handler::after_model(self, cx, state))
+    }
+
+    fn wrap_model(
+        &self,
+        request: ModelRequest,
+        next: ModelNext,
+    ) -> BoxFuture<'_, Result<ModelResponse, BoxError>> {
+        Box::pin(Handler::wrap_model(self, request, next))
+    }
+
+    fn wrap_tool_invoke(
+        &self,
+        request: ToolRequest,
+        next: ToolNext,
+    ) -> BoxFuture<'_, Result<ToolOutput, BoxError>> {
+        Box::pin(Handler::wrap_tool_invoke(self, request, next))
+    }
+
+    fn wrap_tool_stream(
+        &self,
+        request: ToolRequest,
+        next: StreamNext,
+    ) -> BoxFuture<'_, Result<ToolStream, BoxError>> {
+        Box::pin(Handler::wrap_tool_stream(self, request, next))
+    }
+
+    fn after_agent<'a>(
+        &'a self,
+        cx: &'a mut RunContext,
+        state: &'a mut RunState,
+    ) -> BoxFuture<'a, Result<(), BoxError>> {
+        Box::pin(Handler::after_agent(self, cx, state))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn _obj_safe(_: Box<dyn DynHandler>) {}
+
+    #[test]
+    fn box_handler_is_send_sync_and_named() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<BoxHandler>();
+        assert_eq!(BoxHandler::new(()).name(), "()");
+    }
+}

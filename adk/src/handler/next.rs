@@ -1,0 +1,342 @@
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
+use tower::{BoxError, ServiceExt};
+
+use super::{BoxHandler, HandlerError, Hook};
+use crate::model::BoxModel;
+use crate::{AgentConfig, ModelError, ModelRequest, ModelResponse, RunContext, RunState};
+use crate::{Tool, ToolError, ToolErrorKind, ToolOutput, ToolRequest, ToolStream};
+
+/// The rest of a wrapper chain: the inner wrappers, then the model or the tool.
+///
+/// A wrapper calls [`Next::run`] at most once per attempt (a retrying wrapper may clone
+/// it and call it again). Not calling it skips everything inside, including the model or
+/// tool, and the wrapper's own response is used instead.
+pub struct Next<S: sealed::Seam> {
+    handlers: Arc<[BoxHandler]>,
+    index: usize,
+    terminal: S::Terminal,
+}
+
+/// The rest of a [`Handler::wrap_model`](super::Handler::wrap_model) chain.
+pub type ModelNext = Next<ModelSeam>;
+/// The rest of a [`Handler::wrap_tool_invoke`](super::Handler::wrap_tool_invoke) chain.
+pub type ToolNext = Next<InvokeSeam>;
+/// The rest of a [`Handler::wrap_tool_stream`](super::Handler::wrap_tool_stream) chain.
+pub type StreamNext = Next<StreamSeam>;
+
+/// Marks the model seam in [`Next`].
+#[derive(Debug)]
+pub struct ModelSeam(());
+/// Marks the invoke side of the tool seam in [`Next`].
+#[derive(Debug)]
+pub struct InvokeSeam(());
+/// Marks the stream side of the tool seam in [`Next`].
+#[derive(Debug)]
+pub struct StreamSeam(());
+
+impl<S: sealed::Seam> Next<S> {
+    /// Calls the inner wrappers and, at the end, the model or tool.
+    pub fn run(
+        self,
+        request: S::Request,
+    ) -> impl Future<Output = Result<S::Response, BoxError>> + Send + 'static {
+        let Next { handlers, index, terminal } = self;
+        async move {
+            match handlers.get(index) {
+                Some(handler) => {
+                    let next = Next { handlers: Arc::clone(&handlers), index: index + 1, terminal };
+                    S::wrap(handler, request, next).await.map_err(|e| attribute::<S>(e, handler))
+                }
+                None => S::call(terminal, request).await,
+            }
+        }
+    }
+}
+
+impl<S: sealed::Seam> Clone for Next<S> {
+    fn clone(&self) -> Self {
+        Next {
+            handlers: Arc::clone(&self.handlers),
+            index: self.index,
+            terminal: self.terminal.clone(),
+        }
+    }
+}
+
+impl<S: sealed::Seam> fmt::Debug for Next<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Next")
+            .field("hook", &S::HOOK)
+            .field("remaining_handlers", &self.handlers.len().saturating_sub(self.index))
+            .finish()
+    }
+}
+
+/// An error that leaves a wrapper is the wrapper's own, unless it is one that passes
+/// through wrappers unchanged (a handler error from deeper in, or the seam's own errors).
+fn attribute<S: sealed::Seam>(error: BoxError, handler: &BoxHandler) -> BoxError {
+    if error.is::<HandlerError>() || S::passes_through(&error) {
+        error
+    } else {
+        Box::new(HandlerError::new(S::HOOK, handler, error))
+    }
+}
+
+pub(crate) mod sealed {
+    use super::*;
+
+    /// One of the three wrapped seams.
+    pub trait Seam: Send + Sync + Sized + 'static {
+        type Request: Send + 'static;
+        type Response: Send + 'static;
+        type Terminal: Clone + Send + Sync + 'static;
+        const HOOK: Hook;
+
+        fn wrap(
+            handler: &BoxHandler,
+            request: Self::Request,
+            next: Next<Self>,
+        ) -> BoxFuture<'_, Result<Self::Response, BoxError>>;
+
+        fn call(
+            terminal: Self::Terminal,
+            request: Self::Request,
+        ) -> impl Future<Output = Result<Self::Response, BoxError>> + Send;
+
+        fn passes_through(error: &BoxError) -> bool;
+    }
+}
+
+impl sealed::Seam for ModelSeam {
+    type Request = ModelRequest;
+    type Response = ModelResponse;
+    type Terminal = BoxModel;
+    const HOOK: Hook = Hook::WrapModel;
+
+    fn wrap(
+        handler: &BoxHandler,
+        request: ModelRequest,
+        next: ModelNext,
+    ) -> BoxFuture<'_, Result<ModelResponse, BoxError>> {
+        handler.0.wrap_model(request, next)
+    }
+
+    async fn call(model: BoxModel, request: ModelRequest) -> Result<ModelResponse, BoxError> {
+        model.oneshot(request).await.map_err(|e| match e.downcast::<ModelError>() {
+            Ok(e) => e as BoxError,
+            Err(e) => Box::new(ModelError::new(e)),
+        })
+    }
+
+    fn passes_through(error: &BoxError) -> bool {
+        error.is::<ModelError>()
+    }
+}
+
+impl sealed::Seam for InvokeSeam {
+    type Request = ToolRequest;
+    type Response = ToolOutput;
+    type Terminal = Tool;
+    const HOOK: Hook = Hook::WrapToolInvoke;
+
+    fn wrap(
+        handler: &BoxHandler,
+        request: ToolRequest,
+        next: ToolNext,
+    ) -> BoxFuture<'_, Result<ToolOutput, BoxError>> {
+        handler.0.wrap_tool_invoke(request, next)
+    }
+
+    async fn call(tool: Tool, request: ToolRequest) -> Result<ToolOutput, BoxError> {
+        let Some(service) = tool.invoke_service() else {
+            return Err(not_supported(&tool, "invoked").into());
+        };
+        match AssertUnwindSafe(service.clone().oneshot(request)).catch_unwind().await {
+            Ok(result) => result.map_err(|e| ToolError::from_boxed(e).into()),
+            Err(panic) => Err(panicked(&*panic).into()),
+        }
+    }
+
+    fn passes_through(error: &BoxError) -> bool {
+        is_tool_failure(error)
+    }
+}
+
+impl sealed::Seam for StreamSeam {
+    type Request = ToolRequest;
+    type Response = ToolStream;
+    type Terminal = Tool;
+    const HOOK: Hook = Hook::WrapToolStream;
+
+    fn wrap(
+        handler: &BoxHandler,
+        request: ToolRequest,
+        next: StreamNext,
+    ) -> BoxFuture<'_, Result<ToolStream, BoxError>> {
+        handler.0.wrap_tool_stream(request, next)
+    }
+
+    async fn call(tool: Tool, request: ToolRequest) -> Result<ToolStream, BoxError> {
+        let Some(service) = tool.stream_service() else {
+            return Err(not_supported(&tool, "streamed").into());
+        };
+        let stream = match AssertUnwindSafe(service.clone().oneshot(request)).catch_unwind().await {
+            Ok(result) => result.map_err(|e| BoxError::from(ToolError::from_boxed(e)))?,
+            Err(panic) => return Err(panicked(&*panic).into()),
+        };
+        // A panic while producing a chunk ends the stream with a tool failure.
+        let guarded = AssertUnwindSafe(stream).catch_unwind().map(|item| match item {
+            Ok(Ok(chunk)) => Ok(chunk),
+            Ok(Err(e)) => Err(ToolError::from_boxed(e)),
+            Err(panic) => Err(panicked(&*panic)),
+        });
+        Ok(ToolStream::new(guarded))
+    }
+
+    fn passes_through(error: &BoxError) -> bool {
+        is_tool_failure(error)
+    }
+}
+
+/// Errors that a tool wrapper passes to the model rather than failing the run.
+pub(crate) fn is_tool_failure(error: &BoxError) -> bool {
+    error.is::<ToolError>() || error.is::<tower::timeout::error::Elapsed>()
+}
+
+fn not_supported(tool: &Tool, how: &str) -> ToolError {
+    ToolError::new(ToolErrorKind::Failed, format!("tool `{}` cannot be {how}", tool.name()))
+}
+
+fn panicked(payload: &(dyn Any + Send)) -> ToolError {
+    let detail = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message");
+    ToolError::new(ToolErrorKind::Panicked, format!("the tool panicked: {detail}"))
+}
+
+/// The continuation of a chain, carried inside a request while a tower layer that a
+/// handler applied is in between (see [`ToolLayer`](super::ToolLayer)).
+#[derive(Clone)]
+pub(crate) enum Continuation {
+    Model(ModelNext),
+    Invoke(ToolNext),
+    Stream(StreamNext),
+}
+
+impl fmt::Debug for Continuation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Continuation::Model(next) => next.fmt(f),
+            Continuation::Invoke(next) => next.fmt(f),
+            Continuation::Stream(next) => next.fmt(f),
+        }
+    }
+}
+
+/// The handlers of one run, in order, and the hooks run over all of them.
+#[derive(Clone, Debug)]
+pub(crate) struct Chain(Arc<[BoxHandler]>);
+
+impl Chain {
+    pub(crate) fn new(handlers: Vec<BoxHandler>) -> Self {
+        Chain(handlers.into())
+    }
+
+    pub(crate) async fn before_agent(
+        &self,
+        cx: &mut RunContext,
+        mut config: AgentConfig,
+    ) -> Result<AgentConfig, HandlerError> {
+        for handler in self.0.iter() {
+            config = handler
+                .0
+                .before_agent(cx, config)
+                .await
+                .map_err(|e| HandlerError::new(Hook::BeforeAgent, handler, e))?;
+        }
+        Ok(config)
+    }
+
+    pub(crate) async fn before_model(
+        &self,
+        cx: &mut RunContext,
+        state: &mut RunState,
+    ) -> Result<(), HandlerError> {
+        for handler in self.0.iter() {
+            handler
+                .0
+                .before_model(cx, state)
+                .await
+                .map_err(|e| HandlerError::new(Hook::BeforeModel, handler, e))?;
+        }
+        Ok(())
+    }
+
+    pub(crate) async fn after_model(
+        &self,
+        cx: &mut RunContext,
+        state: &mut RunState,
+    ) -> Result<(), HandlerError> {
+        for handler in self.0.iter().rev() {
+            handler
+                .0
+                .after_model(cx, state)
+                .await
+                .map_err(|e| HandlerError::new(Hook::AfterModel, handler, e))?;
+        }
+        Ok(())
+    }
+
+    pub(crate) async fn after_agent(
+        &self,
+        cx: &mut RunContext,
+        state: &mut RunState,
+    ) -> Result<(), HandlerError> {
+        for handler in self.0.iter().rev() {
+            handler
+                .0
+                .after_agent(cx, state)
+                .await
+                .map_err(|e| HandlerError::new(Hook::AfterAgent, handler, e))?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn model(
+        &self,
+        request: ModelRequest,
+        model: BoxModel,
+    ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send + 'static {
+        self.next::<ModelSeam>(model).run(request)
+    }
+
+    pub(crate) fn invoke(
+        &self,
+        request: ToolRequest,
+        tool: Tool,
+    ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send + 'static {
+        self.next::<InvokeSeam>(tool).run(request)
+    }
+
+    pub(crate) fn stream(
+        &self,
+        request: ToolRequest,
+        tool: Tool,
+    ) -> impl Future<Output = Result<ToolStream, BoxError>> + Send + 'static {
+        self.next::<StreamSeam>(tool).run(request)
+    }
+
+    fn next<S: sealed::Seam>(&self, terminal: S::Terminal) -> Next<S> {
+        Next { handlers: Arc::clone(&self.0), index: 0, terminal }
+    }
+}
+

@@ -1,0 +1,73 @@
+//! The core of tower-adk: LLM agents as tower services, customised per request by
+//! handlers.
+//!
+//! - An [`Agent`] is a `tower::Service<AgentRequest>` whose response is an [`AgentRun`]: a
+//!   stream of [`AgentEvent`]s that can be awaited to its [`AgentResult`].
+//! - Models ([`ModelRequest`] → [`ModelResponse`]) and tools ([`ToolRequest`] →
+//!   [`ToolOutput`] or [`ToolStream`]) are tower services too, so stock tower middleware
+//!   wraps them unchanged.
+//! - [`Handler`]s customise each run at fixed points (see [`handler`]); they come from
+//!   [`HandlerLayer`]s on the agent and from the request itself.
+//! - [`testing`] has a scripted model and small tools for tests.
+//!
+//! # Example
+//!
+//! ```
+//! use adk::{Agent, AgentConfig, AgentRequest, Handler, RunContext};
+//! use adk::testing::{text_tool, ScriptedModel, Turn};
+//! use serde_json::json;
+//! use tower::{BoxError, ServiceExt};
+//!
+//! /// Greets by name: rewrites the instruction from the caller's identity.
+//! struct Greeter;
+//!
+//! #[derive(Clone)]
+//! struct UserName(String);
+//!
+//! impl Handler for Greeter {
+//!     async fn before_agent(&self, cx: &mut RunContext, mut config: AgentConfig) -> Result<AgentConfig, BoxError> {
+//!         let name = cx.extensions().get::<UserName>().map_or("friend", |u| u.0.as_str());
+//!         config.set_instruction(format!("Address the user as {name}."));
+//!         Ok(config)
+//!     }
+//! }
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let model = ScriptedModel::new([
+//!     Turn::call("c1", "time", json!({})),
+//!     Turn::text("Ada, it is noon."),
+//! ]);
+//! let agent = Agent::builder(model.clone()).tool(text_tool("time", "12:00")).build()?;
+//!
+//! let request = AgentRequest::user("What time is it?")
+//!     .with_extension(UserName("Ada".into()))
+//!     .with_handler(Greeter);
+//! let result = agent.oneshot(request).await?.await?;
+//!
+//! assert_eq!(result.final_message.content(), "Ada, it is noon.");
+//! assert_eq!(model.requests()[0].messages[0].content(), "Address the user as Ada.");
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+pub mod agent;
+pub mod context;
+pub mod error;
+pub mod handler;
+pub mod message;
+pub mod model;
+pub mod testing;
+pub mod tool;
+
+pub use crate::agent::{
+    Agent, AgentBuilder, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, ToolRecord,
+};
+pub use crate::context::{Locals, RunContext, RunState};
+pub use crate::error::{AgentError, BuildError, ModelError};
+pub use crate::handler::{BoxHandler, Handler, HandlerError, HandlerLayer, Hook, ModelNext};
+pub use crate::handler::{StreamNext, ToolNext};
+pub use crate::message::{Message, Messages, ToolCall};
+pub use crate::model::{MessageAccumulator, ModelDelta, ModelOptions, ModelRequest, ModelResponse};
+pub use crate::tool::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest};
+pub use crate::tool::ToolStream;
+pub use tower::BoxError;

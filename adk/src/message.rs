@@ -1,0 +1,252 @@
+//! Chat messages, tool calls, and the shared message history.
+//!
+//! A conversation is a list of [`Message`]s: system instructions, user turns, assistant
+//! turns (which may carry [`ToolCall`]s) and tool results tied to a call id. The loop keeps
+//! the history as [`Messages`], a copy-on-write list: handing it to a model, a handler or a
+//! result is a reference-count increment, and it is copied only when someone changes a
+//! history that is still shared.
+//!
+//! # Example
+//!
+//! ```
+//! use adk::{Message, Messages, ToolCall};
+//! use serde_json::json;
+//!
+//! let mut history = Messages::from(vec![Message::user("What is 2 + 2?")]);
+//! history.push(Message::assistant_with_calls(
+//!     "",
+//!     vec![ToolCall::new("call_1", "add", json!({"a": 2, "b": 2}))],
+//! ));
+//! history.push(Message::tool("call_1", "add", "4"));
+//!
+//! let shared = history.clone(); // cheap: the list is shared, not copied
+//! assert_eq!(shared.len(), 3);
+//! assert_eq!(history.last().and_then(Message::tool_call_id), Some("call_1"));
+//! ```
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Message {
+    /// Instructions for the model.
+    System {
+        /// The instruction text.
+        content: String,
+    },
+    /// A turn of the user.
+    User {
+        /// What the user said.
+        content: String,
+    },
+    /// A turn of the model: text, tool calls, or both.
+    Assistant {
+        /// The text the model produced (may be empty when it only calls tools).
+        content: String,
+        /// The tools the model asked to call, in the model's order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The result of one tool call, tied to the call by its id.
+    Tool {
+        /// The id of the [`ToolCall`] this answers.
+        call_id: String,
+        /// The name of the tool that was called.
+        name: String,
+        /// What the model sees: the tool's output, or a description of its failure.
+        content: String,
+        /// Whether `content` describes a failure rather than an output.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+impl Message {
+    /// A system message.
+    pub fn system(content: impl Into<String>) -> Self {
+        Message::System { content: content.into() }
+    }
+
+    /// A user message.
+    pub fn user(content: impl Into<String>) -> Self {
+        Message::User { content: content.into() }
+    }
+
+    /// An assistant message with text only.
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message::Assistant { content: content.into(), tool_calls: Vec::new() }
+    }
+
+    /// An assistant message with text and tool calls.
+    pub fn assistant_with_calls(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+        Message::Assistant { content: content.into(), tool_calls }
+    }
+
+    /// A successful tool result.
+    pub fn tool(
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        Message::Tool {
+            call_id: call_id.into(),
+            name: name.into(),
+            content: content.into(),
+            is_error: false,
+        }
+    }
+
+    /// A tool result that reports a failure to the model.
+    pub fn tool_error(
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Self {
+        Message::Tool {
+            call_id: call_id.into(),
+            name: name.into(),
+            content: content.into(),
+            is_error: true,
+        }
+    }
+
+    /// The text of the message, whatever its role.
+    pub fn content(&self) -> &str {
+        match self {
+            Message::System { content }
+            | Message::User { content }
+            | Message::Assistant { content, .. }
+            | Message::Tool { content, .. } => content,
+        }
+    }
+
+    /// The tool calls of an assistant message; empty for every other role.
+    pub fn tool_calls(&self) -> &[ToolCall] {
+        match self {
+            Message::Assistant { tool_calls, .. } => tool_calls,
+            _ => &[],
+        }
+    }
+
+    /// The tool calls of an assistant message, mutably; `None` for every other role.
+    pub fn tool_calls_mut(&mut self) -> Option<&mut Vec<ToolCall>> {
+        match self {
+            Message::Assistant { tool_calls, .. } => Some(tool_calls),
+            _ => None,
+        }
+    }
+
+    /// The call id of a tool result; `None` for every other role.
+    pub fn tool_call_id(&self) -> Option<&str> {
+        match self {
+            Message::Tool { call_id, .. } => Some(call_id),
+            _ => None,
+        }
+    }
+
+    /// Whether this is an assistant message.
+    pub fn is_assistant(&self) -> bool {
+        matches!(self, Message::Assistant { .. })
+    }
+}
+
+/// A model's request to call one tool.
+///
+/// `arguments` holds the JSON text exactly as the model produced it: it may be malformed,
+/// and the loop reports that to the model as an invalid-arguments tool result instead of
+/// failing. It is parsed once, when the call executes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The call id, unique within the assistant message.
+    pub id: String,
+    /// The name of the tool to call.
+    pub name: String,
+    /// The arguments as JSON text.
+    pub arguments: String,
+}
+
+impl ToolCall {
+    /// A call with JSON arguments.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: serde_json::Value) -> Self {
+        ToolCall { id: id.into(), name: name.into(), arguments: arguments.to_string() }
+    }
+
+    /// A call whose arguments are raw text, possibly not valid JSON (as a model may send).
+    pub fn raw(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        ToolCall { id: id.into(), name: name.into(), arguments: arguments.into() }
+    }
+}
+
+/// The message history of a run: a copy-on-write list of [`Message`]s.
+///
+/// Cloning shares the list. [`Messages::to_mut`] (and the mutating helpers built on it)
+/// copies the list only if it is shared at that moment.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Messages(Arc<Vec<Message>>);
+
+impl Messages {
+    /// An empty history.
+    pub fn new() -> Self {
+        Messages::default()
+    }
+
+    /// The list, mutably; copies it first if it is shared.
+    pub fn to_mut(&mut self) -> &mut Vec<Message> {
+        Arc::make_mut(&mut self.0)
+    }
+
+    /// Appends a message.
+    pub fn push(&mut self, message: Message) {
+        self.to_mut().push(message);
+    }
+
+    /// The last message, mutably.
+    pub fn last_mut(&mut self) -> Option<&mut Message> {
+        self.to_mut().last_mut()
+    }
+
+    /// Keeps only the messages for which `keep` returns `true`.
+    pub fn retain(&mut self, keep: impl FnMut(&Message) -> bool) {
+        self.to_mut().retain(keep);
+    }
+
+    /// The last assistant message, if any.
+    pub fn last_assistant(&self) -> Option<&Message> {
+        self.iter().rev().find(|m| m.is_assistant())
+    }
+}
+
+impl Deref for Messages {
+    type Target = [Message];
+
+    fn deref(&self) -> &[Message] {
+        &self.0
+    }
+}
+
+impl From<Vec<Message>> for Messages {
+    fn from(messages: Vec<Message>) -> Self {
+        Messages(Arc::new(messages))
+    }
+}
+
+impl FromIterator<Message> for Messages {
+    fn from_iter<I: IntoIterator<Item = Message>>(iter: I) -> Self {
+        Messages::from(iter.into_iter().collect::<Vec<_>>())
+    }
+}
+
+impl<'a> IntoIterator for &'a Messages {
+    type Item = &'a Message;
+    type IntoIter = std::slice::Iter<'a, Message>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}

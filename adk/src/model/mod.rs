@@ -1,0 +1,129 @@
+//! The model seam: any tower `Service<ModelRequest, Response = ModelResponse>`.
+//!
+//! A model receives the history, the tools visible in this run and the call's options,
+//! and answers with a [`ModelResponse`] that can be read whole ([`ModelResponse::into_message`])
+//! or as a stream of [`ModelDelta`]s ([`ModelResponse::into_stream`]). The loop always
+//! reads the stream, so text reaches the caller as it is produced.
+//!
+//! Since a model is a tower service, stock tower middleware (timeout, retry, rate limit,
+//! concurrency limit) wraps it before it is handed to the agent.
+//!
+//! # Example
+//!
+//! ```
+//! use adk::{Message, ModelRequest, ModelResponse};
+//! use tower::{service_fn, ServiceExt};
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! // A model that echoes the last user message.
+//! let echo = service_fn(|req: ModelRequest| async move {
+//!     let last = req.messages.last().map(|m| m.content().to_owned()).unwrap_or_default();
+//!     Ok::<_, tower::BoxError>(ModelResponse::message(Message::assistant(last)))
+//! });
+//!
+//! let request = ModelRequest::new(vec![Message::user("hi")].into());
+//! let reply = echo.oneshot(request).await?.into_message().await?;
+//! assert_eq!(reply.content(), "hi");
+//! # Ok::<_, tower::BoxError>(())
+//! # }).unwrap();
+//! ```
+
+mod response;
+
+use std::fmt;
+use std::sync::Arc;
+
+use tower::BoxError;
+use tower::util::BoxCloneSyncService;
+
+pub use self::response::{MessageAccumulator, ModelDelta, ModelResponse};
+use crate::handler::Continuation;
+use crate::{Messages, ToolInfo};
+
+/// The boxed model service an agent holds.
+pub type BoxModel = BoxCloneSyncService<ModelRequest, ModelResponse, BoxError>;
+
+/// Whether and how the model may call tools in one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// The model decides.
+    #[default]
+    Auto,
+    /// The model must not call tools.
+    None,
+    /// The model must call at least one tool.
+    Required,
+}
+
+/// Per-call options for the model.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct ModelOptions {
+    /// Sampling temperature, if set.
+    pub temperature: Option<f32>,
+    /// The most tokens the model may produce, if set.
+    pub max_tokens: Option<u32>,
+    /// Whether the model may call tools.
+    pub tool_choice: ToolChoice,
+}
+
+/// One call to a model: the request of the model seam.
+#[derive(Clone)]
+pub struct ModelRequest {
+    /// The history, shared copy-on-write with the loop.
+    pub messages: Messages,
+    /// The tools the model may call in this run.
+    pub tools: Arc<[Arc<ToolInfo>]>,
+    /// Options for this call.
+    pub options: ModelOptions,
+    extensions: Arc<http::Extensions>,
+    pub(crate) continuation: Option<Continuation>,
+}
+
+impl ModelRequest {
+    /// A request with no tools, default options and empty extensions.
+    pub fn new(messages: Messages) -> Self {
+        ModelRequest::with_extensions(messages, Arc::from([]), Arc::default())
+    }
+
+    pub(crate) fn with_extensions(
+        messages: Messages,
+        tools: Arc<[Arc<ToolInfo>]>,
+        extensions: Arc<http::Extensions>,
+    ) -> Self {
+        ModelRequest {
+            messages,
+            tools,
+            options: ModelOptions::default(),
+            extensions,
+            continuation: None,
+        }
+    }
+
+    /// The run's extensions.
+    pub fn extensions(&self) -> &http::Extensions {
+        &self.extensions
+    }
+
+    /// The extensions, mutably; changes are seen by the inner wrappers and the model of
+    /// this call only.
+    pub fn extensions_mut(&mut self) -> &mut http::Extensions {
+        Arc::make_mut(&mut self.extensions)
+    }
+
+    /// The names of the tools offered, in order.
+    pub fn tool_names(&self) -> impl Iterator<Item = &str> {
+        self.tools.iter().map(|t| t.name.as_str())
+    }
+}
+
+impl fmt::Debug for ModelRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelRequest")
+            .field("messages", &self.messages)
+            .field("tools", &self.tools)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}

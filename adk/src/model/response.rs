@@ -1,0 +1,172 @@
+use std::fmt;
+
+use futures::stream::{self, BoxStream};
+use futures::{Stream, StreamExt, TryStreamExt};
+use tower::BoxError;
+
+use crate::{Message, ToolCall};
+
+/// One piece of a streamed model reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ModelDelta {
+    /// More text.
+    Text(String),
+    /// A piece of a tool call. Pieces with the same `index` belong to the same call: the
+    /// first piece usually carries the id and name, later ones append to the arguments.
+    ToolCall {
+        /// The position of the call in the message.
+        index: usize,
+        /// The call id, if this piece carries it.
+        id: Option<String>,
+        /// The tool name, if this piece carries it.
+        name: Option<String>,
+        /// Arguments text to append.
+        arguments: String,
+    },
+}
+
+impl ModelDelta {
+    /// A whole tool call as one delta.
+    pub fn tool_call(index: usize, call: ToolCall) -> Self {
+        ModelDelta::ToolCall {
+            index,
+            id: Some(call.id),
+            name: Some(call.name),
+            arguments: call.arguments,
+        }
+    }
+}
+
+/// A model's reply, read whole or as a stream of [`ModelDelta`]s.
+pub struct ModelResponse(Inner);
+
+enum Inner {
+    Message(Message),
+    Stream(BoxStream<'static, Result<ModelDelta, BoxError>>),
+}
+
+impl ModelResponse {
+    /// A reply that is already whole.
+    pub fn message(message: Message) -> Self {
+        ModelResponse(Inner::Message(message))
+    }
+
+    /// A streamed reply.
+    pub fn stream<S, E>(deltas: S) -> Self
+    where
+        S: Stream<Item = Result<ModelDelta, E>> + Send + 'static,
+        E: Into<BoxError> + 'static,
+    {
+        ModelResponse(Inner::Stream(deltas.map_err(Into::into).boxed()))
+    }
+
+    /// The reply as a stream of deltas; a whole reply becomes its text, then its calls.
+    pub fn into_stream(self) -> BoxStream<'static, Result<ModelDelta, BoxError>> {
+        match self.0 {
+            Inner::Stream(deltas) => deltas,
+            Inner::Message(message) => {
+                let (text, calls) = match message {
+                    Message::Assistant { content, tool_calls } => (content, tool_calls),
+                    other => (other.content().to_owned(), Vec::new()),
+                };
+                let text = (!text.is_empty()).then_some(ModelDelta::Text(text));
+                let calls = calls.into_iter().enumerate().map(|(i, c)| ModelDelta::tool_call(i, c));
+                stream::iter(text.into_iter().chain(calls).map(Ok)).boxed()
+            }
+        }
+    }
+
+    /// Reads the whole reply into one assistant message.
+    ///
+    /// # Errors
+    ///
+    /// The first error of the stream.
+    pub async fn into_message(self) -> Result<Message, BoxError> {
+        match self.0 {
+            Inner::Message(message) => Ok(message),
+            Inner::Stream(mut deltas) => {
+                let mut acc = MessageAccumulator::default();
+                while let Some(delta) = deltas.next().await {
+                    acc.push(delta?);
+                }
+                Ok(acc.finish())
+            }
+        }
+    }
+}
+
+impl fmt::Debug for ModelResponse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Inner::Message(m) => f.debug_tuple("ModelResponse").field(m).finish(),
+            Inner::Stream(_) => f.debug_tuple("ModelResponse").field(&"<stream>").finish(),
+        }
+    }
+}
+
+/// Builds an assistant message from streamed [`ModelDelta`]s.
+///
+/// # Example
+///
+/// ```
+/// use adk::{MessageAccumulator, ModelDelta};
+///
+/// let mut acc = MessageAccumulator::default();
+/// acc.push(ModelDelta::Text("Let me look. ".into()));
+/// acc.push(ModelDelta::ToolCall { index: 0, id: Some("c1".into()), name: Some("search".into()), arguments: "{\"q\":".into() });
+/// acc.push(ModelDelta::ToolCall { index: 0, id: None, name: None, arguments: "\"rust\"}".into() });
+/// let message = acc.finish();
+/// assert_eq!(message.content(), "Let me look. ");
+/// assert_eq!(message.tool_calls()[0].arguments, r#"{"q":"rust"}"#);
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct MessageAccumulator {
+    text: String,
+    calls: Vec<ToolCall>,
+}
+
+impl MessageAccumulator {
+    /// Adds text.
+    pub fn push_text(&mut self, text: &str) {
+        self.text.push_str(text);
+    }
+
+    /// Adds one delta.
+    pub fn push(&mut self, delta: ModelDelta) {
+        match delta {
+            ModelDelta::Text(text) => self.text.push_str(&text),
+            ModelDelta::ToolCall { index, id, name, arguments } => {
+                if self.calls.len() <= index {
+                    self.calls.resize_with(index + 1, || ToolCall::raw("", "", ""));
+                }
+                let call = &mut self.calls[index];
+                if let Some(id) = id {
+                    call.id = id;
+                }
+                if let Some(name) = name {
+                    call.name.push_str(&name);
+                }
+                call.arguments.push_str(&arguments);
+            }
+        }
+    }
+
+    /// The message so far. Calls that never received an id get `call_<index>`; calls with
+    /// no name at all (gaps in the indices) are dropped.
+    pub fn finish(self) -> Message {
+        let calls = self
+            .calls
+            .into_iter()
+            .enumerate()
+            .filter(|(_, c)| !c.name.is_empty())
+            .map(|(i, mut c)| {
+                if c.id.is_empty() {
+                    c.id = format!("call_{i}");
+                }
+                c
+            })
+            .collect();
+        Message::assistant_with_calls(self.text, calls)
+    }
+}

@@ -1,0 +1,243 @@
+//! Test doubles for agents: a scripted model and simple tools.
+//!
+//! [`ScriptedModel`] answers each model call with the next scripted [`Turn`] (text, tool
+//! calls, streamed chunks, an error, or an error in the middle of a stream) and records
+//! every request it saw, including the tools it was shown. The functions below make small
+//! tools for tests. tower-adk's own tests use exactly these; use them in yours.
+//!
+//! # Example
+//!
+//! ```
+//! use adk::{Agent, AgentRequest};
+//! use adk::testing::{echo_tool, ScriptedModel, Turn};
+//! use serde_json::json;
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let model = ScriptedModel::new([
+//!     Turn::call("c1", "echo", json!({"say": "hi"})).with_text("Let me echo that."),
+//!     Turn::stream(["Done", ", bye."]),
+//! ]);
+//! let agent = Agent::builder(model.clone()).tool(echo_tool("echo")).build()?;
+//! let result = agent.run(AgentRequest::user("echo hi")).await?;
+//!
+//! assert_eq!(result.final_message.content(), "Done, bye.");
+//! assert_eq!(result.tool_records[0].content, r#"{"say":"hi"}"#);
+//! // The second model call saw the tool's result.
+//! assert_eq!(model.requests()[1].messages.last().unwrap().content(), r#"{"say":"hi"}"#);
+//! assert_eq!(model.remaining(), 0);
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+mod tools;
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
+use serde_json::Value;
+use tower::{BoxError, Service};
+
+pub use self::tools::{
+    chunk_tool, echo_tool, failing_tool, panicking_tool, sleep_tool, text_tool,
+};
+use crate::{Message, ModelDelta, ModelRequest, ModelResponse, ToolCall};
+
+/// One scripted answer of a [`ScriptedModel`].
+#[derive(Debug, Clone)]
+pub struct Turn {
+    chunks: Vec<String>,
+    calls: Vec<ToolCall>,
+    streamed: bool,
+    delay: Option<Duration>,
+    error: Option<String>,
+    fails_at_call: bool,
+}
+
+impl Turn {
+    fn empty() -> Self {
+        Turn {
+            chunks: Vec::new(),
+            calls: Vec::new(),
+            streamed: false,
+            delay: None,
+            error: None,
+            fails_at_call: false,
+        }
+    }
+
+    /// A reply with this text, whole.
+    pub fn text(text: impl Into<String>) -> Self {
+        Turn { chunks: vec![text.into()], ..Turn::empty() }
+    }
+
+    /// A reply whose text streams in these chunks.
+    pub fn stream<I>(chunks: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+    {
+        Turn { chunks: chunks.into_iter().map(Into::into).collect(), streamed: true, ..Turn::empty() }
+    }
+
+    /// A reply that calls one tool.
+    pub fn call(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        Turn::empty().with_call(id, name, arguments)
+    }
+
+    /// A reply that calls these tools.
+    pub fn calls(calls: impl IntoIterator<Item = ToolCall>) -> Self {
+        Turn { calls: calls.into_iter().collect(), ..Turn::empty() }
+    }
+
+    /// A model call that fails with this message.
+    pub fn error(message: impl Into<String>) -> Self {
+        Turn { error: Some(message.into()), fails_at_call: true, ..Turn::empty() }
+    }
+
+    /// Adds a tool call after the text.
+    pub fn with_call(mut self, id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        self.calls.push(ToolCall::new(id, name, arguments));
+        self
+    }
+
+    /// Adds a tool call whose arguments are raw text (possibly malformed JSON).
+    pub fn with_raw_call(
+        mut self,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        self.calls.push(ToolCall::raw(id, name, arguments));
+        self
+    }
+
+    /// Adds text before the tool calls.
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.chunks.push(text.into());
+        self
+    }
+
+    /// Streams the reply, one delta per text chunk and per call.
+    pub fn streamed(mut self) -> Self {
+        self.streamed = true;
+        self
+    }
+
+    /// Waits this long before each streamed delta (or before a whole reply).
+    pub fn delay(mut self, delay: Duration) -> Self {
+        self.delay = Some(delay);
+        self
+    }
+
+    /// Streams the text, then fails with this message instead of finishing.
+    pub fn then_error(mut self, message: impl Into<String>) -> Self {
+        self.streamed = true;
+        self.error = Some(message.into());
+        self
+    }
+
+    fn into_response(self) -> Result<ModelResponse, BoxError> {
+        if self.fails_at_call {
+            return Err(ScriptedError(self.error.unwrap_or_default()).into());
+        }
+        let delay = self.delay;
+        if !self.streamed {
+            let message = Message::assistant_with_calls(self.chunks.concat(), self.calls);
+            return Ok(ModelResponse::stream(
+                futures::stream::once(async move {
+                    if let Some(delay) = delay {
+                        tokio::time::sleep(delay).await;
+                    }
+                    Ok::<_, BoxError>(message)
+                })
+                .flat_map(|m| ModelResponse::message(m.unwrap_or_else(|_| Message::assistant(""))).into_stream()),
+            ));
+        }
+        let text = self.chunks.into_iter().map(|c| Ok(ModelDelta::Text(c)));
+        let calls = self.calls.into_iter().enumerate().map(|(i, c)| Ok(ModelDelta::tool_call(i, c)));
+        let error = self.error.map(|e| Err(BoxError::from(ScriptedError(e))));
+        let deltas = futures::stream::iter(text.chain(calls).chain(error)).then(move |delta| async move {
+            if let Some(delay) = delay {
+                tokio::time::sleep(delay).await;
+            }
+            delta
+        });
+        Ok(ModelResponse::stream(deltas))
+    }
+}
+
+/// The error a scripted [`Turn::error`] or [`Turn::then_error`] fails with, and the error
+/// of a call after the script ran out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ScriptedError(pub String);
+
+/// A model that answers with scripted turns, in order, and records what it was asked.
+///
+/// Clones share the script and the record, so keep a clone to inspect after the run.
+/// A call after the last turn fails with a [`ScriptedError`].
+#[derive(Debug, Clone, Default)]
+pub struct ScriptedModel {
+    turns: Arc<Mutex<VecDeque<Turn>>>,
+    requests: Arc<Mutex<Vec<ModelRequest>>>,
+}
+
+impl ScriptedModel {
+    /// A model that will answer with these turns.
+    pub fn new(turns: impl IntoIterator<Item = Turn>) -> Self {
+        ScriptedModel {
+            turns: Arc::new(Mutex::new(turns.into_iter().collect())),
+            requests: Arc::default(),
+        }
+    }
+
+    /// Appends a turn to the script.
+    pub fn push(&self, turn: Turn) {
+        lock(&self.turns).push_back(turn);
+    }
+
+    /// Every request seen so far, in order.
+    pub fn requests(&self) -> Vec<ModelRequest> {
+        lock(&self.requests).clone()
+    }
+
+    /// How many calls the model has received.
+    pub fn calls(&self) -> usize {
+        lock(&self.requests).len()
+    }
+
+    /// How many scripted turns are left.
+    pub fn remaining(&self) -> usize {
+        lock(&self.turns).len()
+    }
+}
+
+impl Service<ModelRequest> for ScriptedModel {
+    type Response = ModelResponse;
+    type Error = BoxError;
+    type Future = BoxFuture<'static, Result<ModelResponse, BoxError>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: ModelRequest) -> Self::Future {
+        lock(&self.requests).push(request);
+        let turn = lock(&self.turns).pop_front();
+        async move {
+            match turn {
+                Some(turn) => turn.into_response(),
+                None => Err(ScriptedError("the scripted model has no turns left".into()).into()),
+            }
+        }
+        .boxed()
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -1,0 +1,125 @@
+use std::error::Error;
+use std::fmt;
+use std::sync::Arc;
+
+use tower::BoxError;
+
+/// What kind of failure a tool call ended with.
+///
+/// The kind travels with the model-visible tool result, so handlers, records and
+/// providers can tell failures apart without parsing text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolErrorKind {
+    /// The model named a tool that this run does not offer.
+    UnknownTool,
+    /// The arguments were not valid JSON, or not what the tool accepts.
+    InvalidArguments,
+    /// The call took longer than it was allowed.
+    Timeout,
+    /// The tool returned an error.
+    Failed,
+    /// The tool panicked.
+    Panicked,
+    /// A handler refused the call.
+    Denied,
+}
+
+impl ToolErrorKind {
+    /// A stable snake_case name, as shown to the model.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolErrorKind::UnknownTool => "unknown_tool",
+            ToolErrorKind::InvalidArguments => "invalid_arguments",
+            ToolErrorKind::Timeout => "timeout",
+            ToolErrorKind::Failed => "tool_error",
+            ToolErrorKind::Panicked => "tool_panicked",
+            ToolErrorKind::Denied => "denied",
+        }
+    }
+}
+
+impl fmt::Display for ToolErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failed tool call, as the model and the run's records see it.
+///
+/// Errors that a tool returns reach the tool wrappers wrapped in a `ToolError` of kind
+/// [`ToolErrorKind::Failed`], with the tool's own error as [`source`](Error::source), so a
+/// wrapper (or a tower retry policy) can inspect it with `downcast_ref`. A wrapper may
+/// return its own `ToolError` (for example [`ToolError::denied`]) to answer the model.
+#[derive(Debug, Clone)]
+pub struct ToolError {
+    kind: ToolErrorKind,
+    message: String,
+    source: Option<Arc<dyn Error + Send + Sync>>,
+}
+
+impl ToolError {
+    /// A tool error of `kind` with a message for the model.
+    pub fn new(kind: ToolErrorKind, message: impl Into<String>) -> Self {
+        ToolError { kind, message: message.into(), source: None }
+    }
+
+    /// The model named a tool that the run does not offer.
+    pub fn unknown_tool(name: &str) -> Self {
+        ToolError::new(ToolErrorKind::UnknownTool, format!("unknown tool `{name}`"))
+    }
+
+    /// The arguments are not acceptable; `reason` says why.
+    pub fn invalid_arguments(reason: impl Into<String>) -> Self {
+        ToolError::new(ToolErrorKind::InvalidArguments, reason)
+    }
+
+    /// A handler refused the call; `reason` is shown to the model.
+    pub fn denied(reason: impl Into<String>) -> Self {
+        ToolError::new(ToolErrorKind::Denied, reason)
+    }
+
+    /// Wraps an error returned by a tool (or by middleware around it).
+    ///
+    /// A `ToolError` passes through unchanged, and tower's `Elapsed` becomes
+    /// [`ToolErrorKind::Timeout`].
+    pub fn from_boxed(error: BoxError) -> Self {
+        let error = match error.downcast::<ToolError>() {
+            Ok(tool_error) => return *tool_error,
+            Err(error) => error,
+        };
+        let kind = if error.is::<tower::timeout::error::Elapsed>() {
+            ToolErrorKind::Timeout
+        } else {
+            ToolErrorKind::Failed
+        };
+        ToolError { kind, message: error.to_string(), source: Some(Arc::from(error)) }
+    }
+
+    /// The kind of failure.
+    pub fn kind(&self) -> ToolErrorKind {
+        self.kind
+    }
+
+    /// The message shown to the model (without the kind).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The text the model sees in the tool result.
+    pub fn to_model_text(&self) -> String {
+        format!("error ({}): {}", self.kind, self.message)
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.message)
+    }
+}
+
+impl Error for ToolError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn Error + 'static))
+    }
+}

@@ -1,0 +1,402 @@
+//! Tools: what the model can call, as tower services.
+//!
+//! A [`Tool`] is a [`ToolInfo`] (name, description, JSON Schema of the arguments) plus one
+//! or two tower services at the tool seam:
+//!
+//! - an *invoke* service, `Service<ToolRequest, Response = ToolOutput>`, that returns the
+//!   whole result at once;
+//! - a *stream* service, `Service<ToolRequest, Response = ToolStream>`, that returns the
+//!   result as chunks (progress, partial results).
+//!
+//! A tool may have both; the loop streams a tool that can stream, so its chunks reach the
+//! caller as events, and the model sees their concatenation.
+//!
+//! Because both are plain tower services, stock tower middleware wraps them unchanged:
+//! [`Tool::layer`] applies a layer to the invoke service of one tool, and the tool-wrapper
+//! handlers apply one to every call of a run.
+//!
+//! # Example
+//!
+//! ```
+//! use std::time::Duration;
+//! use adk::{Tool, ToolInfo, ToolOutput, ToolRequest};
+//! use serde_json::json;
+//! use tower::timeout::TimeoutLayer;
+//!
+//! let add = Tool::from_fn(
+//!     ToolInfo::new("add", "Adds two integers").parameters(json!({
+//!         "type": "object",
+//!         "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+//!         "required": ["a", "b"]
+//!     })),
+//!     |req: ToolRequest| async move {
+//!         let a = req.arguments["a"].as_i64().unwrap_or(0);
+//!         let b = req.arguments["b"].as_i64().unwrap_or(0);
+//!         Ok::<_, std::convert::Infallible>(ToolOutput::new((a + b).to_string()))
+//!     },
+//! )
+//! .layer(TimeoutLayer::new(Duration::from_secs(5)));
+//!
+//! assert_eq!(add.name(), "add");
+//! assert!(add.is_invokable() && !add.is_streamable());
+//! ```
+
+mod error;
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt, TryStreamExt};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tower::util::BoxCloneSyncService;
+use tower::{BoxError, Layer, Service, ServiceExt};
+
+pub use self::error::{ToolError, ToolErrorKind};
+use crate::handler::Continuation;
+
+/// What the model is told about a tool: its name, what it does, and its arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// The name the model calls the tool by; unique within a run.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The JSON Schema of the arguments object.
+    pub parameters: Value,
+}
+
+impl ToolInfo {
+    /// A tool that takes no arguments (an empty object schema).
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        ToolInfo {
+            name: name.into(),
+            description: description.into(),
+            parameters: serde_json::json!({"type": "object", "properties": {}}),
+        }
+    }
+
+    /// Sets the JSON Schema of the arguments.
+    pub fn parameters(mut self, schema: Value) -> Self {
+        self.parameters = schema;
+        self
+    }
+}
+
+/// One tool call, as it travels through the tool wrappers to the tool: the request of the
+/// tool seam.
+///
+/// The arguments have been parsed from the model's JSON text once, before any wrapper
+/// sees the call. The run's extensions ride along, so wrappers and tools see the caller's
+/// identity, role or tenant, and anything a hook inserted earlier in the run.
+#[derive(Clone)]
+pub struct ToolRequest {
+    /// The id of the model's call.
+    pub call_id: String,
+    /// The name of the tool.
+    pub name: String,
+    /// The parsed arguments.
+    pub arguments: Value,
+    extensions: Arc<http::Extensions>,
+    pub(crate) continuation: Option<Continuation>,
+}
+
+impl ToolRequest {
+    /// A request with empty extensions, e.g. to call a tool directly in a test.
+    pub fn new(call_id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        ToolRequest::with_extensions(call_id, name, arguments, Arc::default())
+    }
+
+    pub(crate) fn with_extensions(
+        call_id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: Value,
+        extensions: Arc<http::Extensions>,
+    ) -> Self {
+        ToolRequest {
+            call_id: call_id.into(),
+            name: name.into(),
+            arguments,
+            extensions,
+            continuation: None,
+        }
+    }
+
+    /// The run's extensions.
+    pub fn extensions(&self) -> &http::Extensions {
+        &self.extensions
+    }
+
+    /// The extensions, mutably. Inserted values are seen by the inner wrappers and the
+    /// tool of this call only; the run's extensions are not changed.
+    pub fn extensions_mut(&mut self) -> &mut http::Extensions {
+        Arc::make_mut(&mut self.extensions)
+    }
+}
+
+impl fmt::Debug for ToolRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRequest")
+            .field("call_id", &self.call_id)
+            .field("name", &self.name)
+            .field("arguments", &self.arguments)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The whole result of an invoked tool: the text the model sees.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ToolOutput {
+    /// The output text.
+    pub content: String,
+}
+
+impl ToolOutput {
+    /// An output with this text.
+    pub fn new(content: impl Into<String>) -> Self {
+        ToolOutput { content: content.into() }
+    }
+}
+
+impl From<String> for ToolOutput {
+    fn from(content: String) -> Self {
+        ToolOutput { content }
+    }
+}
+
+impl From<&str> for ToolOutput {
+    fn from(content: &str) -> Self {
+        ToolOutput::new(content)
+    }
+}
+
+impl From<Value> for ToolOutput {
+    fn from(value: Value) -> Self {
+        ToolOutput { content: value.to_string() }
+    }
+}
+
+/// The streamed result of a tool: text chunks, pulled one at a time.
+///
+/// The stream is lazy and has backpressure: a chunk is produced when the consumer (a
+/// wrapper, the loop, and in the end the caller reading the run's events) asks for it.
+pub struct ToolStream(BoxStream<'static, Result<String, BoxError>>);
+
+impl ToolStream {
+    /// Boxes a stream of chunks.
+    pub fn new<S, C, E>(stream: S) -> Self
+    where
+        S: Stream<Item = Result<C, E>> + Send + 'static,
+        C: Into<String> + 'static,
+        E: Into<BoxError> + 'static,
+    {
+        ToolStream(stream.map_ok(Into::into).map_err(Into::into).boxed())
+    }
+
+    /// A stream of chunks that cannot fail.
+    pub fn from_chunks<I>(chunks: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: Into<String>,
+        I::IntoIter: Send + 'static,
+    {
+        ToolStream(futures::stream::iter(chunks.into_iter().map(|c| Ok(c.into()))).boxed())
+    }
+
+    /// Transforms every chunk, lazily, as it passes.
+    pub fn map_chunks<F>(self, mut f: F) -> Self
+    where
+        F: FnMut(String) -> String + Send + 'static,
+    {
+        ToolStream(self.0.map_ok(move |chunk| f(chunk)).boxed())
+    }
+}
+
+impl Stream for ToolStream {
+    type Item = Result<String, BoxError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.poll_next_unpin(cx)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl fmt::Debug for ToolStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolStream").finish_non_exhaustive()
+    }
+}
+
+/// The boxed invoke service of a tool.
+pub type InvokeService = BoxCloneSyncService<ToolRequest, ToolOutput, BoxError>;
+
+/// The boxed stream service of a tool.
+pub type StreamService = BoxCloneSyncService<ToolRequest, ToolStream, BoxError>;
+
+/// A tool the model can call: its [`ToolInfo`] and its tower services.
+///
+/// Cloning is cheap (a reference count).
+#[derive(Clone)]
+pub struct Tool(Arc<ToolInner>);
+
+struct ToolInner {
+    info: Arc<ToolInfo>,
+    invoke: Option<InvokeService>,
+    stream: Option<StreamService>,
+}
+
+impl Tool {
+    /// An invokable tool from any tower service at the tool seam.
+    pub fn new<S>(info: ToolInfo, service: S) -> Self
+    where
+        S: Service<ToolRequest, Response = ToolOutput> + Clone + Send + Sync + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        Tool::from_parts(info, Some(box_invoke(service)), None)
+    }
+
+    /// A streamable tool from any tower service that returns a [`ToolStream`].
+    pub fn streaming<S>(info: ToolInfo, service: S) -> Self
+    where
+        S: Service<ToolRequest, Response = ToolStream> + Clone + Send + Sync + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        Tool::from_parts(info, None, Some(box_stream(service)))
+    }
+
+    /// An invokable tool from an async function.
+    pub fn from_fn<F, Fut, O, E>(info: ToolInfo, f: F) -> Self
+    where
+        F: Fn(ToolRequest) -> Fut + Clone + Send + Sync + 'static,
+        Fut: Future<Output = Result<O, E>> + Send + 'static,
+        O: Into<ToolOutput>,
+        E: Into<BoxError>,
+    {
+        Tool::new(
+            info,
+            tower::service_fn(move |req| {
+                let fut = f(req);
+                async move { fut.await.map(Into::into).map_err(Into::into) }
+            }),
+        )
+    }
+
+    /// A streamable tool from a function that returns a stream of chunks.
+    pub fn stream_fn<F, S, C, E>(info: ToolInfo, f: F) -> Self
+    where
+        F: Fn(ToolRequest) -> S + Clone + Send + Sync + 'static,
+        S: Stream<Item = Result<C, E>> + Send + 'static,
+        C: Into<String> + 'static,
+        E: Into<BoxError> + 'static,
+    {
+        Tool::streaming(
+            info,
+            tower::service_fn(move |req| {
+                std::future::ready(Ok::<_, BoxError>(ToolStream::new(f(req))))
+            }),
+        )
+    }
+
+    /// Adds (or replaces) the stream service, making the tool streamable as well.
+    pub fn with_stream<S>(self, service: S) -> Self
+    where
+        S: Service<ToolRequest, Response = ToolStream> + Clone + Send + Sync + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        let invoke = self.0.invoke.clone();
+        Tool::from_parts(self.info().clone(), invoke, Some(box_stream(service)))
+    }
+
+    /// Wraps the invoke service in a tower layer, e.g. a timeout or a concurrency limit
+    /// for this tool only. The layer is applied once, here, so its state (a semaphore, a
+    /// rate budget) is shared by every call of every run. A tool without an invoke service
+    /// is returned unchanged.
+    pub fn layer<L>(self, layer: L) -> Self
+    where
+        L: Layer<InvokeService>,
+        L::Service: Service<ToolRequest, Response = ToolOutput> + Clone + Send + Sync + 'static,
+        <L::Service as Service<ToolRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<ToolRequest>>::Future: Send + 'static,
+    {
+        let invoke = self.0.invoke.clone().map(|svc| box_invoke(layer.layer(svc)));
+        Tool::from_parts(self.info().clone(), invoke, self.0.stream.clone())
+    }
+
+    fn from_parts(
+        info: ToolInfo,
+        invoke: Option<InvokeService>,
+        stream: Option<StreamService>,
+    ) -> Self {
+        Tool(Arc::new(ToolInner { info: Arc::new(info), invoke, stream }))
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.0.info.name
+    }
+
+    /// What the model is told about the tool.
+    pub fn info(&self) -> &ToolInfo {
+        &self.0.info
+    }
+
+    pub(crate) fn shared_info(&self) -> Arc<ToolInfo> {
+        Arc::clone(&self.0.info)
+    }
+
+    /// Whether the tool returns its result whole.
+    pub fn is_invokable(&self) -> bool {
+        self.0.invoke.is_some()
+    }
+
+    /// Whether the tool can stream its result.
+    pub fn is_streamable(&self) -> bool {
+        self.0.stream.is_some()
+    }
+
+    pub(crate) fn invoke_service(&self) -> Option<&InvokeService> {
+        self.0.invoke.as_ref()
+    }
+
+    pub(crate) fn stream_service(&self) -> Option<&StreamService> {
+        self.0.stream.as_ref()
+    }
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name())
+            .field("invokable", &self.is_invokable())
+            .field("streamable", &self.is_streamable())
+            .finish()
+    }
+}
+
+fn box_invoke<S>(service: S) -> InvokeService
+where
+    S: Service<ToolRequest, Response = ToolOutput> + Clone + Send + Sync + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    BoxCloneSyncService::new(service.map_err(Into::into))
+}
+
+fn box_stream<S>(service: S) -> StreamService
+where
+    S: Service<ToolRequest, Response = ToolStream> + Clone + Send + Sync + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    BoxCloneSyncService::new(service.map_err(Into::into))
+}
