@@ -45,7 +45,11 @@ pub struct RunContext {
 impl RunContext {
     /// A context with these extensions and no run-local values.
     pub fn new(extensions: http::Extensions) -> Self {
-        RunContext { extensions: Arc::new(extensions), locals: Locals::default(), iteration: 0 }
+        RunContext {
+            extensions: Arc::new(extensions),
+            locals: Locals::default(),
+            iteration: 0,
+        }
     }
 
     /// The run's typed extensions: those of the request, plus what hooks inserted.

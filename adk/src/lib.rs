@@ -68,6 +68,6 @@ pub use crate::handler::{BoxHandler, Handler, HandlerError, HandlerLayer, Hook, 
 pub use crate::handler::{StreamNext, ToolNext};
 pub use crate::message::{Message, Messages, ToolCall};
 pub use crate::model::{MessageAccumulator, ModelDelta, ModelOptions, ModelRequest, ModelResponse};
-pub use crate::tool::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest};
 pub use crate::tool::ToolStream;
+pub use crate::tool::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest};
 pub use tower::BoxError;

@@ -69,22 +69,32 @@ pub enum Message {
 impl Message {
     /// A system message.
     pub fn system(content: impl Into<String>) -> Self {
-        Message::System { content: content.into() }
+        Message::System {
+            content: content.into(),
+        }
     }
 
     /// A user message.
     pub fn user(content: impl Into<String>) -> Self {
-        Message::User { content: content.into() }
+        Message::User {
+            content: content.into(),
+        }
     }
 
     /// An assistant message with text only.
     pub fn assistant(content: impl Into<String>) -> Self {
-        Message::Assistant { content: content.into(), tool_calls: Vec::new() }
+        Message::Assistant {
+            content: content.into(),
+            tool_calls: Vec::new(),
+        }
     }
 
     /// An assistant message with text and tool calls.
     pub fn assistant_with_calls(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
-        Message::Assistant { content: content.into(), tool_calls }
+        Message::Assistant {
+            content: content.into(),
+            tool_calls,
+        }
     }
 
     /// A successful tool result.
@@ -172,13 +182,29 @@ pub struct ToolCall {
 
 impl ToolCall {
     /// A call with JSON arguments.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: serde_json::Value) -> Self {
-        ToolCall { id: id.into(), name: name.into(), arguments: arguments.to_string() }
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: serde_json::Value,
+    ) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.to_string(),
+        }
     }
 
     /// A call whose arguments are raw text, possibly not valid JSON (as a model may send).
-    pub fn raw(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
-        ToolCall { id: id.into(), name: name.into(), arguments: arguments.into() }
+    pub fn raw(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        }
     }
 }
 

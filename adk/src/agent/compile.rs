@@ -33,9 +33,15 @@ pub(crate) enum Step {
 enum Edge {
     To(usize),
     /// After the model: to `then` if the (rewritten) reply has tool calls.
-    IfToolCalls { then: usize, otherwise: usize },
+    IfToolCalls {
+        then: usize,
+        otherwise: usize,
+    },
     /// After the tools: to `then` if a return-directly tool was called.
-    IfReturnedDirectly { then: usize, otherwise: usize },
+    IfReturnedDirectly {
+        then: usize,
+        otherwise: usize,
+    },
 }
 
 /// What a step found, for routing.
@@ -58,12 +64,18 @@ impl CompiledLoop {
         const TOOLS: usize = 1;
         const END: usize = 2;
         let after_model = if key.tools {
-            Edge::IfToolCalls { then: TOOLS, otherwise: END }
+            Edge::IfToolCalls {
+                then: TOOLS,
+                otherwise: END,
+            }
         } else {
             Edge::To(END)
         };
         let after_tools = if key.return_directly {
-            Edge::IfReturnedDirectly { then: END, otherwise: Self::MODEL }
+            Edge::IfReturnedDirectly {
+                then: END,
+                otherwise: Self::MODEL,
+            }
         } else {
             Edge::To(Self::MODEL)
         };
@@ -90,10 +102,18 @@ impl CompiledLoop {
         match self.steps.get(at).map(|(_, edge)| *edge) {
             Some(Edge::To(to)) => to,
             Some(Edge::IfToolCalls { then, otherwise }) => {
-                if outcome.tool_calls { then } else { otherwise }
+                if outcome.tool_calls {
+                    then
+                } else {
+                    otherwise
+                }
             }
             Some(Edge::IfReturnedDirectly { then, otherwise }) => {
-                if outcome.returned_directly { then } else { otherwise }
+                if outcome.returned_directly {
+                    then
+                } else {
+                    otherwise
+                }
             }
             None => self.steps.len(),
         }
@@ -139,33 +159,60 @@ mod tests {
 
     #[test]
     fn toolless_loop_ends_after_one_model_call_even_if_tools_are_asked_for() {
-        let key = LoopKey { tools: false, return_directly: false };
-        let calls = Outcome { tool_calls: true, returned_directly: false };
+        let key = LoopKey {
+            tools: false,
+            return_directly: false,
+        };
+        let calls = Outcome {
+            tool_calls: true,
+            returned_directly: false,
+        };
         assert_eq!(walk(key, &[calls]), [Step::CallModel, Step::End]);
     }
 
     #[test]
     fn tool_loop_goes_back_to_the_model_unless_a_tool_returned_directly() {
-        let calls = Outcome { tool_calls: true, returned_directly: false };
-        let direct = Outcome { tool_calls: true, returned_directly: true };
-        let plain = LoopKey { tools: true, return_directly: false };
+        let calls = Outcome {
+            tool_calls: true,
+            returned_directly: false,
+        };
+        let direct = Outcome {
+            tool_calls: true,
+            returned_directly: true,
+        };
+        let plain = LoopKey {
+            tools: true,
+            return_directly: false,
+        };
         assert_eq!(
             walk(plain, &[calls, direct]),
             [Step::CallModel, Step::RunTools, Step::CallModel]
         );
-        let with_direct = LoopKey { tools: true, return_directly: true };
-        assert_eq!(walk(with_direct, &[calls, direct]), [Step::CallModel, Step::RunTools, Step::End]);
+        let with_direct = LoopKey {
+            tools: true,
+            return_directly: true,
+        };
+        assert_eq!(
+            walk(with_direct, &[calls, direct]),
+            [Step::CallModel, Step::RunTools, Step::End]
+        );
     }
 
     #[test]
     fn each_key_compiles_once() {
         let variants = Variants::default();
-        let key = LoopKey { tools: true, return_directly: false };
+        let key = LoopKey {
+            tools: true,
+            return_directly: false,
+        };
         let a = variants.get(key);
         let b = variants.get(key);
         assert!(Arc::ptr_eq(&a, &b));
         assert_eq!(variants.compiled(), 1);
-        variants.get(LoopKey { tools: false, return_directly: false });
+        variants.get(LoopKey {
+            tools: false,
+            return_directly: false,
+        });
         assert_eq!(variants.compiled(), 2);
     }
 }

@@ -42,7 +42,10 @@ pub struct AgentConfig {
 impl AgentConfig {
     /// A configuration with this instruction, no tools and no return-directly tools.
     pub fn new(instruction: impl Into<Arc<str>>) -> Self {
-        AgentConfig { instruction: instruction.into(), ..AgentConfig::default() }
+        AgentConfig {
+            instruction: instruction.into(),
+            ..AgentConfig::default()
+        }
     }
 
     /// The instruction, sent as the first (system) message; empty means none.
@@ -128,7 +131,10 @@ impl AgentConfig {
     pub(crate) fn key(&self) -> LoopKey {
         let tools = !self.tools.is_empty();
         let return_directly = tools && self.tools.iter().any(|t| self.is_return_directly(t.name()));
-        LoopKey { tools, return_directly }
+        LoopKey {
+            tools,
+            return_directly,
+        }
     }
 
     /// Whether the tool list is still the one `other` holds (not copied or changed).
@@ -139,6 +145,9 @@ impl AgentConfig {
     /// The first name held by two tools.
     pub(crate) fn duplicate_tool(&self) -> Option<&str> {
         let mut seen = std::collections::HashSet::with_capacity(self.tools.len());
-        self.tools.iter().map(Tool::name).find(|name| !seen.insert(*name))
+        self.tools
+            .iter()
+            .map(Tool::name)
+            .find(|name| !seen.insert(*name))
     }
 }

@@ -137,7 +137,11 @@ fn unknown_tool(config: &AgentConfig, name: &str) -> ToolError {
     if !available.is_empty() {
         error = ToolError::new(
             error.kind(),
-            format!("{}; the tools available are: {}", error.message(), available.join(", ")),
+            format!(
+                "{}; the tools available are: {}",
+                error.message(),
+                available.join(", ")
+            ),
         );
     }
     error

@@ -64,10 +64,10 @@ use std::task::{Context, Poll};
 use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Service, ServiceExt};
 
+use self::compile::Variants;
 pub use self::config::AgentConfig;
 pub use self::request::AgentRequest;
 pub use self::run::{AgentEvent, AgentResult, AgentRun, RunResult, ToolRecord};
-use self::compile::Variants;
 use crate::model::{BoxModel, ModelOptions};
 use crate::{BuildError, ModelRequest, ModelResponse, Tool, ToolInfo};
 
@@ -243,7 +243,8 @@ impl AgentBuilder {
 
 impl fmt::Debug for AgentBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AgentBuilder").field("config", &self.config).finish_non_exhaustive()
+        f.debug_struct("AgentBuilder")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
     }
 }
-

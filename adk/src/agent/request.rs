@@ -26,7 +26,10 @@ pub struct AgentRequest {
 impl AgentRequest {
     /// A request with these input messages.
     pub fn new(messages: impl Into<Messages>) -> Self {
-        AgentRequest { messages: messages.into(), ..AgentRequest::default() }
+        AgentRequest {
+            messages: messages.into(),
+            ..AgentRequest::default()
+        }
     }
 
     /// A request with one user message.

@@ -123,7 +123,9 @@ impl AgentRun {
     pub(crate) fn new(
         events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
     ) -> Self {
-        AgentRun { events: events.boxed() }
+        AgentRun {
+            events: events.boxed(),
+        }
     }
 }
 

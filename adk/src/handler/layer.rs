@@ -34,7 +34,9 @@ pub struct HandlerLayer {
 impl HandlerLayer {
     /// A layer that adds `handler` to every request.
     pub fn new(handler: impl Into<BoxHandler>) -> Self {
-        HandlerLayer { handler: handler.into() }
+        HandlerLayer {
+            handler: handler.into(),
+        }
     }
 }
 
@@ -42,7 +44,10 @@ impl<S> Layer<S> for HandlerLayer {
     type Service = HandlerService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        HandlerService { inner, handler: self.handler.clone() }
+        HandlerService {
+            inner,
+            handler: self.handler.clone(),
+        }
     }
 }
 

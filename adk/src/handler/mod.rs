@@ -75,8 +75,8 @@ use tower::BoxError;
 
 pub use self::layer::{HandlerLayer, HandlerService};
 pub(crate) use self::next::{Chain, Continuation};
-pub use self::next::{ModelNext, Next, StreamNext, ToolNext};
 pub use self::next::{InvokeSeam, ModelSeam, StreamSeam};
+pub use self::next::{ModelNext, Next, StreamNext, ToolNext};
 pub use self::tower_layer::{Continue, ModelLayer, ToolLayer, ToolStreamLayer};
 use crate::{AgentConfig, ModelRequest, ModelResponse, RunContext, RunState};
 use crate::{ToolOutput, ToolRequest, ToolStream};
@@ -182,7 +182,11 @@ impl<H: Handler> Handler for Option<H> {
         }
     }
 
-    async fn before_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
+    async fn before_model(
+        &self,
+        cx: &mut RunContext,
+        state: &mut RunState,
+    ) -> Result<(), BoxError> {
         match self {
             Some(h) => h.before_model(cx, state).await,
             None => Ok(()),
@@ -196,21 +200,33 @@ impl<H: Handler> Handler for Option<H> {
         }
     }
 
-    async fn wrap_model(&self, request: ModelRequest, next: ModelNext) -> Result<ModelResponse, BoxError> {
+    async fn wrap_model(
+        &self,
+        request: ModelRequest,
+        next: ModelNext,
+    ) -> Result<ModelResponse, BoxError> {
         match self {
             Some(h) => h.wrap_model(request, next).await,
             None => next.run(request).await,
         }
     }
 
-    async fn wrap_tool_invoke(&self, request: ToolRequest, next: ToolNext) -> Result<ToolOutput, BoxError> {
+    async fn wrap_tool_invoke(
+        &self,
+        request: ToolRequest,
+        next: ToolNext,
+    ) -> Result<ToolOutput, BoxError> {
         match self {
             Some(h) => h.wrap_tool_invoke(request, next).await,
             None => next.run(request).await,
         }
     }
 
-    async fn wrap_tool_stream(&self, request: ToolRequest, next: StreamNext) -> Result<ToolStream, BoxError> {
+    async fn wrap_tool_stream(
+        &self,
+        request: ToolRequest,
+        next: StreamNext,
+    ) -> Result<ToolStream, BoxError> {
         match self {
             Some(h) => h.wrap_tool_stream(request, next).await,
             None => next.run(request).await,
@@ -278,7 +294,11 @@ pub struct HandlerError {
 
 impl HandlerError {
     pub(crate) fn new(hook: Hook, handler: &BoxHandler, source: BoxError) -> Self {
-        HandlerError { hook, handler: handler.0.name(), source }
+        HandlerError {
+            hook,
+            handler: handler.0.name(),
+            source,
+        }
     }
 
     /// The hook that failed.

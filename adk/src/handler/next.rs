@@ -47,12 +47,22 @@ impl<S: sealed::Seam> Next<S> {
         self,
         request: S::Request,
     ) -> impl Future<Output = Result<S::Response, BoxError>> + Send + 'static {
-        let Next { handlers, index, terminal } = self;
+        let Next {
+            handlers,
+            index,
+            terminal,
+        } = self;
         async move {
             match handlers.get(index) {
                 Some(handler) => {
-                    let next = Next { handlers: Arc::clone(&handlers), index: index + 1, terminal };
-                    S::wrap(handler, request, next).await.map_err(|e| attribute::<S>(e, handler))
+                    let next = Next {
+                        handlers: Arc::clone(&handlers),
+                        index: index + 1,
+                        terminal,
+                    };
+                    S::wrap(handler, request, next)
+                        .await
+                        .map_err(|e| attribute::<S>(e, handler))
                 }
                 None => S::call(terminal, request).await,
             }
@@ -74,7 +84,10 @@ impl<S: sealed::Seam> fmt::Debug for Next<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Next")
             .field("hook", &S::HOOK)
-            .field("remaining_handlers", &self.handlers.len().saturating_sub(self.index))
+            .field(
+                "remaining_handlers",
+                &self.handlers.len().saturating_sub(self.index),
+            )
             .finish()
     }
 }
@@ -129,10 +142,13 @@ impl sealed::Seam for ModelSeam {
     }
 
     async fn call(model: BoxModel, request: ModelRequest) -> Result<ModelResponse, BoxError> {
-        model.oneshot(request).await.map_err(|e| match e.downcast::<ModelError>() {
-            Ok(e) => e as BoxError,
-            Err(e) => Box::new(ModelError::new(e)),
-        })
+        model
+            .oneshot(request)
+            .await
+            .map_err(|e| match e.downcast::<ModelError>() {
+                Ok(e) => e as BoxError,
+                Err(e) => Box::new(ModelError::new(e)),
+            })
     }
 
     fn passes_through(error: &BoxError) -> bool {
@@ -158,7 +174,10 @@ impl sealed::Seam for InvokeSeam {
         let Some(service) = tool.invoke_service() else {
             return Err(not_supported(&tool, "invoked").into());
         };
-        match AssertUnwindSafe(service.clone().oneshot(request)).catch_unwind().await {
+        match AssertUnwindSafe(service.clone().oneshot(request))
+            .catch_unwind()
+            .await
+        {
             Ok(result) => result.map_err(|e| ToolError::from_boxed(e).into()),
             Err(panic) => Err(panicked(&*panic).into()),
         }
@@ -187,16 +206,21 @@ impl sealed::Seam for StreamSeam {
         let Some(service) = tool.stream_service() else {
             return Err(not_supported(&tool, "streamed").into());
         };
-        let stream = match AssertUnwindSafe(service.clone().oneshot(request)).catch_unwind().await {
+        let stream = match AssertUnwindSafe(service.clone().oneshot(request))
+            .catch_unwind()
+            .await
+        {
             Ok(result) => result.map_err(|e| BoxError::from(ToolError::from_boxed(e)))?,
             Err(panic) => return Err(panicked(&*panic).into()),
         };
         // A panic while producing a chunk ends the stream with a tool failure.
-        let guarded = AssertUnwindSafe(stream).catch_unwind().map(|item| match item {
-            Ok(Ok(chunk)) => Ok(chunk),
-            Ok(Err(e)) => Err(ToolError::from_boxed(e)),
-            Err(panic) => Err(panicked(&*panic)),
-        });
+        let guarded = AssertUnwindSafe(stream)
+            .catch_unwind()
+            .map(|item| match item {
+                Ok(Ok(chunk)) => Ok(chunk),
+                Ok(Err(e)) => Err(ToolError::from_boxed(e)),
+                Err(panic) => Err(panicked(&*panic)),
+            });
         Ok(ToolStream::new(guarded))
     }
 
@@ -211,7 +235,10 @@ pub(crate) fn is_tool_failure(error: &BoxError) -> bool {
 }
 
 fn not_supported(tool: &Tool, how: &str) -> ToolError {
-    ToolError::new(ToolErrorKind::Failed, format!("tool `{}` cannot be {how}", tool.name()))
+    ToolError::new(
+        ToolErrorKind::Failed,
+        format!("tool `{}` cannot be {how}", tool.name()),
+    )
 }
 
 fn panicked(payload: &(dyn Any + Send)) -> ToolError {
@@ -220,7 +247,10 @@ fn panicked(payload: &(dyn Any + Send)) -> ToolError {
         .copied()
         .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
         .unwrap_or("no message");
-    ToolError::new(ToolErrorKind::Panicked, format!("the tool panicked: {detail}"))
+    ToolError::new(
+        ToolErrorKind::Panicked,
+        format!("the tool panicked: {detail}"),
+    )
 }
 
 /// The continuation of a chain, carried inside a request while a tower layer that a
@@ -336,7 +366,10 @@ impl Chain {
     }
 
     fn next<S: sealed::Seam>(&self, terminal: S::Terminal) -> Next<S> {
-        Next { handlers: Arc::clone(&self.0), index: 0, terminal }
+        Next {
+            handlers: Arc::clone(&self.0),
+            index: 0,
+            terminal,
+        }
     }
 }
-

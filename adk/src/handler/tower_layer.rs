@@ -5,8 +5,8 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::task::{Context, Poll};
 
-use futures::future::BoxFuture;
 use futures::FutureExt;
+use futures::future::BoxFuture;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
 use super::next::sealed::Seam;

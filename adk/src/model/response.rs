@@ -67,11 +67,17 @@ impl ModelResponse {
             Inner::Stream(deltas) => deltas,
             Inner::Message(message) => {
                 let (text, calls) = match message {
-                    Message::Assistant { content, tool_calls } => (content, tool_calls),
+                    Message::Assistant {
+                        content,
+                        tool_calls,
+                    } => (content, tool_calls),
                     other => (other.content().to_owned(), Vec::new()),
                 };
                 let text = (!text.is_empty()).then_some(ModelDelta::Text(text));
-                let calls = calls.into_iter().enumerate().map(|(i, c)| ModelDelta::tool_call(i, c));
+                let calls = calls
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, c)| ModelDelta::tool_call(i, c));
                 stream::iter(text.into_iter().chain(calls).map(Ok)).boxed()
             }
         }
@@ -136,9 +142,15 @@ impl MessageAccumulator {
     pub fn push(&mut self, delta: ModelDelta) {
         match delta {
             ModelDelta::Text(text) => self.text.push_str(&text),
-            ModelDelta::ToolCall { index, id, name, arguments } => {
+            ModelDelta::ToolCall {
+                index,
+                id,
+                name,
+                arguments,
+            } => {
                 if self.calls.len() <= index {
-                    self.calls.resize_with(index + 1, || ToolCall::raw("", "", ""));
+                    self.calls
+                        .resize_with(index + 1, || ToolCall::raw("", "", ""));
                 }
                 let call = &mut self.calls[index];
                 if let Some(id) = id {

@@ -41,9 +41,7 @@ use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 use tower::{BoxError, Service};
 
-pub use self::tools::{
-    chunk_tool, echo_tool, failing_tool, panicking_tool, sleep_tool, text_tool,
-};
+pub use self::tools::{chunk_tool, echo_tool, failing_tool, panicking_tool, sleep_tool, text_tool};
 use crate::{Message, ModelDelta, ModelRequest, ModelResponse, ToolCall};
 
 /// One scripted answer of a [`ScriptedModel`].
@@ -71,7 +69,10 @@ impl Turn {
 
     /// A reply with this text, whole.
     pub fn text(text: impl Into<String>) -> Self {
-        Turn { chunks: vec![text.into()], ..Turn::empty() }
+        Turn {
+            chunks: vec![text.into()],
+            ..Turn::empty()
+        }
     }
 
     /// A reply whose text streams in these chunks.
@@ -80,7 +81,11 @@ impl Turn {
         I: IntoIterator,
         I::Item: Into<String>,
     {
-        Turn { chunks: chunks.into_iter().map(Into::into).collect(), streamed: true, ..Turn::empty() }
+        Turn {
+            chunks: chunks.into_iter().map(Into::into).collect(),
+            streamed: true,
+            ..Turn::empty()
+        }
     }
 
     /// A reply that calls one tool.
@@ -90,16 +95,28 @@ impl Turn {
 
     /// A reply that calls these tools.
     pub fn calls(calls: impl IntoIterator<Item = ToolCall>) -> Self {
-        Turn { calls: calls.into_iter().collect(), ..Turn::empty() }
+        Turn {
+            calls: calls.into_iter().collect(),
+            ..Turn::empty()
+        }
     }
 
     /// A model call that fails with this message.
     pub fn error(message: impl Into<String>) -> Self {
-        Turn { error: Some(message.into()), fails_at_call: true, ..Turn::empty() }
+        Turn {
+            error: Some(message.into()),
+            fails_at_call: true,
+            ..Turn::empty()
+        }
     }
 
     /// Adds a tool call after the text.
-    pub fn with_call(mut self, id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+    pub fn with_call(
+        mut self,
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: Value,
+    ) -> Self {
         self.calls.push(ToolCall::new(id, name, arguments));
         self
     }
@@ -154,18 +171,26 @@ impl Turn {
                     }
                     Ok::<_, BoxError>(message)
                 })
-                .flat_map(|m| ModelResponse::message(m.unwrap_or_else(|_| Message::assistant(""))).into_stream()),
+                .flat_map(|m| {
+                    ModelResponse::message(m.unwrap_or_else(|_| Message::assistant("")))
+                        .into_stream()
+                }),
             ));
         }
         let text = self.chunks.into_iter().map(|c| Ok(ModelDelta::Text(c)));
-        let calls = self.calls.into_iter().enumerate().map(|(i, c)| Ok(ModelDelta::tool_call(i, c)));
+        let calls = self
+            .calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| Ok(ModelDelta::tool_call(i, c)));
         let error = self.error.map(|e| Err(BoxError::from(ScriptedError(e))));
-        let deltas = futures::stream::iter(text.chain(calls).chain(error)).then(move |delta| async move {
-            if let Some(delay) = delay {
-                tokio::time::sleep(delay).await;
-            }
-            delta
-        });
+        let deltas =
+            futures::stream::iter(text.chain(calls).chain(error)).then(move |delta| async move {
+                if let Some(delay) = delay {
+                    tokio::time::sleep(delay).await;
+                }
+                delta
+            });
         Ok(ModelResponse::stream(deltas))
     }
 }
@@ -239,5 +264,7 @@ impl Service<ModelRequest> for ScriptedModel {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -15,9 +15,12 @@ fn info(name: &str, description: &str) -> ToolInfo {
 
 /// A tool that returns its arguments as JSON text.
 pub fn echo_tool(name: &str) -> Tool {
-    Tool::from_fn(info(name, "Returns its arguments."), |req: ToolRequest| async move {
-        Ok::<_, Infallible>(ToolOutput::new(req.arguments.to_string()))
-    })
+    Tool::from_fn(
+        info(name, "Returns its arguments."),
+        |req: ToolRequest| async move {
+            Ok::<_, Infallible>(ToolOutput::new(req.arguments.to_string()))
+        },
+    )
 }
 
 /// A tool that always returns `output`.

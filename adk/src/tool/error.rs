@@ -61,7 +61,11 @@ pub struct ToolError {
 impl ToolError {
     /// A tool error of `kind` with a message for the model.
     pub fn new(kind: ToolErrorKind, message: impl Into<String>) -> Self {
-        ToolError { kind, message: message.into(), source: None }
+        ToolError {
+            kind,
+            message: message.into(),
+            source: None,
+        }
     }
 
     /// The model named a tool that the run does not offer.
@@ -93,7 +97,11 @@ impl ToolError {
         } else {
             ToolErrorKind::Failed
         };
-        ToolError { kind, message: error.to_string(), source: Some(Arc::from(error)) }
+        ToolError {
+            kind,
+            message: error.to_string(),
+            source: Some(Arc::from(error)),
+        }
     }
 
     /// The kind of failure.

@@ -158,7 +158,9 @@ pub struct ToolOutput {
 impl ToolOutput {
     /// An output with this text.
     pub fn new(content: impl Into<String>) -> Self {
-        ToolOutput { content: content.into() }
+        ToolOutput {
+            content: content.into(),
+        }
     }
 }
 
@@ -176,7 +178,9 @@ impl From<&str> for ToolOutput {
 
 impl From<Value> for ToolOutput {
     fn from(value: Value) -> Self {
-        ToolOutput { content: value.to_string() }
+        ToolOutput {
+            content: value.to_string(),
+        }
     }
 }
 
@@ -208,11 +212,11 @@ impl ToolStream {
     }
 
     /// Transforms every chunk, lazily, as it passes.
-    pub fn map_chunks<F>(self, mut f: F) -> Self
+    pub fn map_chunks<F>(self, f: F) -> Self
     where
         F: FnMut(String) -> String + Send + 'static,
     {
-        ToolStream(self.0.map_ok(move |chunk| f(chunk)).boxed())
+        ToolStream(self.0.map_ok(f).boxed())
     }
 }
 
@@ -328,7 +332,11 @@ impl Tool {
         <L::Service as Service<ToolRequest>>::Error: Into<BoxError>,
         <L::Service as Service<ToolRequest>>::Future: Send + 'static,
     {
-        let invoke = self.0.invoke.clone().map(|svc| box_invoke(layer.layer(svc)));
+        let invoke = self
+            .0
+            .invoke
+            .clone()
+            .map(|svc| box_invoke(layer.layer(svc)));
         Tool::from_parts(self.info().clone(), invoke, self.0.stream.clone())
     }
 
@@ -337,7 +345,11 @@ impl Tool {
         invoke: Option<InvokeService>,
         stream: Option<StreamService>,
     ) -> Self {
-        Tool(Arc::new(ToolInner { info: Arc::new(info), invoke, stream }))
+        Tool(Arc::new(ToolInner {
+            info: Arc::new(info),
+            invoke,
+            stream,
+        }))
     }
 
     /// The tool's name.

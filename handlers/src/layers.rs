@@ -1,0 +1,56 @@
+//! Any `tower::Layer` around each model or tool call.
+
+use adk::handler::{
+    Continue, InvokeSeam, ModelLayer, ModelSeam, StreamSeam, ToolLayer, ToolStreamLayer,
+};
+use tower_layer::Layer;
+
+/// A handler that wraps every whole tool call in `layer`, e.g. a timeout or a
+/// concurrency limit. The layer is applied once, here: its state is shared by all calls.
+///
+/// # Example
+///
+/// ```
+/// use std::time::Duration;
+/// use tower::limit::ConcurrencyLimitLayer;
+/// use tower::ServiceBuilder;
+///
+/// let guard = adk_handlers::tool_layer(
+///     ServiceBuilder::new()
+///         .layer(ConcurrencyLimitLayer::new(4))
+///         .timeout(Duration::from_secs(10)),
+/// );
+/// # let _ = guard;
+/// ```
+pub fn tool_layer<L>(layer: L) -> ToolLayer<L::Service>
+where
+    L: Layer<Continue<InvokeSeam>>,
+{
+    ToolLayer::new(layer)
+}
+
+/// A handler that wraps every streamed tool call in `layer` (until the stream is returned).
+pub fn tool_stream_layer<L>(layer: L) -> ToolStreamLayer<L::Service>
+where
+    L: Layer<Continue<StreamSeam>>,
+{
+    ToolStreamLayer::new(layer)
+}
+
+/// A handler that wraps every model call in `layer`, e.g. a retry or a timeout.
+///
+/// # Example
+///
+/// ```
+/// use std::time::Duration;
+/// use tower::timeout::TimeoutLayer;
+///
+/// let handler = adk_handlers::model_layer(TimeoutLayer::new(Duration::from_secs(60)));
+/// # let _ = handler;
+/// ```
+pub fn model_layer<L>(layer: L) -> ModelLayer<L::Service>
+where
+    L: Layer<Continue<ModelSeam>>,
+{
+    ModelLayer::new(layer)
+}
