@@ -1,4 +1,35 @@
 //! The errors of runs and of building agents.
+//!
+//! A run fails with one [`AgentError`]; tool failures are not run failures, they become
+//! tool results the model reads (see [`ToolError`](crate::ToolError)).
+//!
+//! # Example
+//!
+//! ```
+//! use adk::{Agent, AgentConfig, AgentError, AgentRequest, Handler, Hook, RunContext};
+//! use adk::testing::{ScriptedModel, Turn};
+//! use tower::BoxError;
+//!
+//! struct RequireTenant;
+//!
+//! impl Handler for RequireTenant {
+//!     async fn before_agent(&self, cx: &mut RunContext, config: AgentConfig) -> Result<AgentConfig, BoxError> {
+//!         cx.extensions().get::<String>().ok_or("no tenant in the request")?;
+//!         Ok(config)
+//!     }
+//! }
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let model = ScriptedModel::new([Turn::text("hi")]);
+//! let agent = Agent::builder(model.clone()).build().unwrap();
+//! let error = agent.run(AgentRequest::user("hi").with_handler(RequireTenant)).await.unwrap_err();
+//!
+//! let AgentError::Handler(failed) = &error else { panic!("{error}") };
+//! assert_eq!(failed.hook(), Hook::BeforeAgent);
+//! assert!(failed.handler().ends_with("RequireTenant"));
+//! assert_eq!(model.calls(), 0); // the model was never called
+//! # });
+//! ```
 
 use tower::BoxError;
 

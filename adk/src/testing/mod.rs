@@ -164,17 +164,15 @@ impl Turn {
         let delay = self.delay;
         if !self.streamed {
             let message = Message::assistant_with_calls(self.chunks.concat(), self.calls);
+            let Some(delay) = delay else {
+                return Ok(ModelResponse::message(message));
+            };
+            let delayed = async move {
+                tokio::time::sleep(delay).await;
+                ModelResponse::message(message).into_stream()
+            };
             return Ok(ModelResponse::stream(
-                futures::stream::once(async move {
-                    if let Some(delay) = delay {
-                        tokio::time::sleep(delay).await;
-                    }
-                    Ok::<_, BoxError>(message)
-                })
-                .flat_map(|m| {
-                    ModelResponse::message(m.unwrap_or_else(|_| Message::assistant("")))
-                        .into_stream()
-                }),
+                futures::stream::once(delayed).flatten(),
             ));
         }
         let text = self.chunks.into_iter().map(|c| Ok(ModelDelta::Text(c)));
@@ -201,41 +199,68 @@ impl Turn {
 #[error("{0}")]
 pub struct ScriptedError(pub String);
 
-/// A model that answers with scripted turns, in order, and records what it was asked.
+/// A model that answers with scripted turns and records what it was asked.
+///
+/// - [`ScriptedModel::new`] plays the script once, in order, across all calls: the
+///   second call gets the second turn, whichever run makes it.
+/// - [`ScriptedModel::per_run`] plays the whole script in every run: a call gets the
+///   turn whose index is the number of assistant messages already in its history. Many
+///   concurrent runs can share it.
 ///
 /// Clones share the script and the record, so keep a clone to inspect after the run.
-/// A call after the last turn fails with a [`ScriptedError`].
+/// A call past the end of the script fails with a [`ScriptedError`].
 #[derive(Debug, Clone, Default)]
 pub struct ScriptedModel {
     turns: Arc<Mutex<VecDeque<Turn>>>,
-    requests: Arc<Mutex<Vec<ModelRequest>>>,
+    per_run: Option<Arc<[Turn]>>,
+    requests: Option<Arc<Mutex<Vec<ModelRequest>>>>,
 }
 
 impl ScriptedModel {
-    /// A model that will answer with these turns.
+    /// A model that will answer with these turns, once, in order.
     pub fn new(turns: impl IntoIterator<Item = Turn>) -> Self {
         ScriptedModel {
             turns: Arc::new(Mutex::new(turns.into_iter().collect())),
-            requests: Arc::default(),
+            per_run: None,
+            requests: Some(Arc::default()),
         }
     }
 
-    /// Appends a turn to the script.
+    /// A model that plays these turns in every run, chosen by the history it is sent.
+    pub fn per_run(turns: impl IntoIterator<Item = Turn>) -> Self {
+        ScriptedModel {
+            turns: Arc::default(),
+            per_run: Some(turns.into_iter().collect()),
+            requests: Some(Arc::default()),
+        }
+    }
+
+    /// Stops recording requests (for benchmarks and long-running tests);
+    /// [`requests`](Self::requests) is then empty and [`calls`](Self::calls) zero.
+    pub fn without_records(mut self) -> Self {
+        self.requests = None;
+        self
+    }
+
+    /// Appends a turn to a [`new`](Self::new) script.
     pub fn push(&self, turn: Turn) {
         lock(&self.turns).push_back(turn);
     }
 
     /// Every request seen so far, in order.
     pub fn requests(&self) -> Vec<ModelRequest> {
-        lock(&self.requests).clone()
+        self.requests
+            .as_ref()
+            .map(|r| lock(r).clone())
+            .unwrap_or_default()
     }
 
     /// How many calls the model has received.
     pub fn calls(&self) -> usize {
-        lock(&self.requests).len()
+        self.requests.as_ref().map_or(0, |r| lock(r).len())
     }
 
-    /// How many scripted turns are left.
+    /// How many turns of a [`new`](Self::new) script are left.
     pub fn remaining(&self) -> usize {
         lock(&self.turns).len()
     }
@@ -251,8 +276,16 @@ impl Service<ModelRequest> for ScriptedModel {
     }
 
     fn call(&mut self, request: ModelRequest) -> Self::Future {
-        lock(&self.requests).push(request);
-        let turn = lock(&self.turns).pop_front();
+        let turn = match &self.per_run {
+            Some(turns) => {
+                let index = request.messages.iter().filter(|m| m.is_assistant()).count();
+                turns.get(index).cloned()
+            }
+            None => lock(&self.turns).pop_front(),
+        };
+        if let Some(requests) = &self.requests {
+            lock(requests).push(request);
+        }
         async move {
             match turn {
                 Some(turn) => turn.into_response(),

@@ -376,6 +376,39 @@ impl Tool {
         self.0.stream.is_some()
     }
 
+    /// Calls the tool's invoke service directly, outside any agent (for tests and
+    /// hand-written loops).
+    ///
+    /// # Errors
+    ///
+    /// The tool's error, or a [`ToolError`] if the tool cannot be invoked.
+    pub async fn invoke(&self, request: ToolRequest) -> Result<ToolOutput, BoxError> {
+        match &self.0.invoke {
+            Some(service) => service.clone().oneshot(request).await,
+            None => Err(ToolError::new(
+                ToolErrorKind::Failed,
+                format!("tool `{}` cannot be invoked", self.name()),
+            )
+            .into()),
+        }
+    }
+
+    /// Calls the tool's stream service directly, outside any agent.
+    ///
+    /// # Errors
+    ///
+    /// The tool's error, or a [`ToolError`] if the tool cannot stream.
+    pub async fn stream(&self, request: ToolRequest) -> Result<ToolStream, BoxError> {
+        match &self.0.stream {
+            Some(service) => service.clone().oneshot(request).await,
+            None => Err(ToolError::new(
+                ToolErrorKind::Failed,
+                format!("tool `{}` cannot be streamed", self.name()),
+            )
+            .into()),
+        }
+    }
+
     pub(crate) fn invoke_service(&self) -> Option<&InvokeService> {
         self.0.invoke.as_ref()
     }
