@@ -97,12 +97,16 @@ impl AgentConfig {
     /// Keeps only the tools for which `keep` returns `true`. The list is copied only if a
     /// tool is actually removed.
     pub fn retain_tools(&mut self, mut keep: impl FnMut(&Tool) -> bool) {
-        let keeps: Vec<bool> = self.tools.iter().map(&mut keep).collect();
-        if keeps.iter().all(|k| *k) {
+        let Some(first_removed) = self.tools.iter().position(|t| !keep(t)) else {
             return;
-        }
-        let mut keeps = keeps.into_iter();
-        self.tools_mut().retain(|_| keeps.next().unwrap_or(false));
+        };
+        // `keep` has seen the tools up to `first_removed`; ask it about the rest only.
+        let mut index = 0;
+        self.tools_mut().retain(|tool| {
+            let at = index;
+            index += 1;
+            at < first_removed || (at > first_removed && keep(tool))
+        });
     }
 
     /// The names of the tools whose result ends the run.

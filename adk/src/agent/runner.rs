@@ -28,12 +28,11 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
         };
         let graph = agent.variants.get(config.key());
 
-        let mut history = Vec::with_capacity(input.len() + 1);
+        let mut history = input;
         if !config.instruction().is_empty() {
-            history.push(Message::system(config.instruction()));
+            history.to_mut().insert(0, Message::system(config.instruction()));
         }
-        history.extend(input.iter().cloned());
-        let mut state = RunState::new(history.into());
+        let mut state = RunState::new(history);
 
         let mut records = Vec::new();
         let mut returned: Option<Message> = None;
