@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use futures::{FutureExt, StreamExt};
 use tower::{BoxError, ServiceExt};
 
-use super::{BoxHandler, HandlerError, Hook};
+use super::{BoxHandler, DynHandler, HandlerError, Hook};
 use crate::model::BoxModel;
 use crate::{AgentConfig, ModelError, ModelRequest, ModelResponse, RunContext, RunState};
 use crate::{Tool, ToolError, ToolErrorKind, ToolOutput, ToolRequest, ToolStream};
@@ -301,14 +301,8 @@ impl Chain {
         cx: &mut RunContext,
         state: &mut RunState,
     ) -> Result<(), HandlerError> {
-        for handler in self.0.iter() {
-            handler
-                .0
-                .before_model(cx, state)
-                .await
-                .map_err(|e| HandlerError::new(Hook::BeforeModel, handler, e))?;
-        }
-        Ok(())
+        let hook: StateHook = |h, cx, state| h.before_model(cx, state);
+        run_state_hook(self.0.iter(), Hook::BeforeModel, hook, cx, state).await
     }
 
     pub(crate) async fn after_model(
@@ -316,14 +310,8 @@ impl Chain {
         cx: &mut RunContext,
         state: &mut RunState,
     ) -> Result<(), HandlerError> {
-        for handler in self.0.iter().rev() {
-            handler
-                .0
-                .after_model(cx, state)
-                .await
-                .map_err(|e| HandlerError::new(Hook::AfterModel, handler, e))?;
-        }
-        Ok(())
+        let hook: StateHook = |h, cx, state| h.after_model(cx, state);
+        run_state_hook(self.0.iter().rev(), Hook::AfterModel, hook, cx, state).await
     }
 
     pub(crate) async fn after_agent(
@@ -331,14 +319,8 @@ impl Chain {
         cx: &mut RunContext,
         state: &mut RunState,
     ) -> Result<(), HandlerError> {
-        for handler in self.0.iter().rev() {
-            handler
-                .0
-                .after_agent(cx, state)
-                .await
-                .map_err(|e| HandlerError::new(Hook::AfterAgent, handler, e))?;
-        }
-        Ok(())
+        let hook: StateHook = |h, cx, state| h.after_agent(cx, state);
+        run_state_hook(self.0.iter().rev(), Hook::AfterAgent, hook, cx, state).await
     }
 
     pub(crate) fn model(
@@ -372,4 +354,27 @@ impl Chain {
             terminal,
         }
     }
+}
+
+/// A hook over the run's state, as a method of the erased handler.
+type StateHook = for<'a> fn(
+    &'a dyn DynHandler,
+    &'a mut RunContext,
+    &'a mut RunState,
+) -> BoxFuture<'a, Result<(), BoxError>>;
+
+/// Runs one state hook of each handler, in the given order, stopping at the first error.
+async fn run_state_hook<'h>(
+    handlers: impl Iterator<Item = &'h BoxHandler>,
+    hook: Hook,
+    call: StateHook,
+    cx: &mut RunContext,
+    state: &mut RunState,
+) -> Result<(), HandlerError> {
+    for handler in handlers {
+        call(&*handler.0, cx, state)
+            .await
+            .map_err(|e| HandlerError::new(hook, handler, e))?;
+    }
+    Ok(())
 }
