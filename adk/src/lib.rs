@@ -60,14 +60,17 @@ pub mod testing;
 pub mod tool;
 
 pub use crate::agent::{
-    Agent, AgentBuilder, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, ToolRecord,
+    Agent, AgentBuilder, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, RunResult,
+    ToolRecord,
 };
 pub use crate::context::{Locals, RunContext, RunState};
 pub use crate::error::{AgentError, BuildError, ModelError};
 pub use crate::handler::{BoxHandler, Handler, HandlerError, HandlerLayer, Hook, ModelNext};
-pub use crate::handler::{StreamNext, ToolNext};
+pub use crate::handler::{HandlerService, StreamNext, ToolNext};
 pub use crate::message::{Message, Messages, ToolCall};
 pub use crate::model::{MessageAccumulator, ModelDelta, ModelOptions, ModelRequest, ModelResponse};
 pub use crate::tool::ToolStream;
 pub use crate::tool::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest};
+/// The typed extensions of a run (re-exported from `http`).
+pub use http::Extensions;
 pub use tower::BoxError;

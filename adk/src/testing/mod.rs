@@ -209,7 +209,7 @@ pub struct ScriptedError(pub String);
 ///
 /// Clones share the script and the record, so keep a clone to inspect after the run.
 /// A call past the end of the script fails with a [`ScriptedError`].
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ScriptedModel {
     turns: Arc<Mutex<VecDeque<Turn>>>,
     per_run: Option<Arc<[Turn]>>,
@@ -263,6 +263,13 @@ impl ScriptedModel {
     /// How many turns of a [`new`](Self::new) script are left.
     pub fn remaining(&self) -> usize {
         lock(&self.turns).len()
+    }
+}
+
+impl Default for ScriptedModel {
+    /// An empty script that records requests, like `ScriptedModel::new([])`.
+    fn default() -> Self {
+        ScriptedModel::new([])
     }
 }
 
