@@ -83,7 +83,8 @@ pub struct AgentResult {
     pub final_message: Message,
     /// The whole history of the run.
     pub messages: Messages,
-    /// One record per tool execution, in the order they finished.
+    /// One record per tool execution, in the order of the calls: turn by turn, and in
+    /// the model's order within a turn (as in the history), whatever order they finished in.
     pub tool_records: Vec<ToolRecord>,
     /// How many model calls the run made.
     pub iterations: usize,
@@ -120,6 +121,12 @@ pub struct AgentRun {
 }
 
 impl AgentRun {
+    /// The final result, skipping the events; the same as awaiting the run, without the
+    /// name clash between `IntoFuture::into_future` and `StreamExt::into_future`.
+    pub fn result(self) -> RunResult {
+        RunResult { run: self }
+    }
+
     pub(crate) fn new(
         events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
     ) -> Self {

@@ -144,7 +144,7 @@ impl Turn {
         self
     }
 
-    /// Waits this long before each streamed delta (or before a whole reply).
+    /// Waits this long before each streamed delta, or before returning a whole reply.
     pub fn delay(mut self, delay: Duration) -> Self {
         self.delay = Some(delay);
         self
@@ -157,23 +157,19 @@ impl Turn {
         self
     }
 
-    fn into_response(self) -> Result<ModelResponse, BoxError> {
+    /// The response; a whole (not streamed) reply is delayed before it is returned, so
+    /// a timeout around the model sees the delay.
+    async fn into_response(self) -> Result<ModelResponse, BoxError> {
         if self.fails_at_call {
             return Err(ScriptedError(self.error.unwrap_or_default()).into());
         }
         let delay = self.delay;
         if !self.streamed {
-            let message = Message::assistant_with_calls(self.chunks.concat(), self.calls);
-            let Some(delay) = delay else {
-                return Ok(ModelResponse::message(message));
-            };
-            let delayed = async move {
+            if let Some(delay) = delay {
                 tokio::time::sleep(delay).await;
-                ModelResponse::message(message).into_stream()
-            };
-            return Ok(ModelResponse::stream(
-                futures::stream::once(delayed).flatten(),
-            ));
+            }
+            let message = Message::assistant_with_calls(self.chunks.concat(), self.calls);
+            return Ok(ModelResponse::message(message));
         }
         let text = self.chunks.into_iter().map(|c| Ok(ModelDelta::Text(c)));
         let calls = self
@@ -295,7 +291,7 @@ impl Service<ModelRequest> for ScriptedModel {
         }
         async move {
             match turn {
-                Some(turn) => turn.into_response(),
+                Some(turn) => turn.into_response().await,
                 None => Err(ScriptedError("the scripted model has no turns left".into()).into()),
             }
         }
