@@ -122,6 +122,14 @@ pub enum BuildError {
     /// Two tools have the same name.
     #[error("two tools are named `{0}`")]
     DuplicateTool(String),
+    /// A tool's parameter schema is not a valid JSON Schema.
+    #[error("the parameter schema of tool `{tool}` is invalid: {reason}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// What is wrong with the schema.
+        reason: String,
+    },
     /// The cap on parallel tool calls is zero.
     #[error("the cap on parallel tool calls must be at least 1")]
     ZeroParallelism,

@@ -29,17 +29,27 @@ pub(super) fn run_batch(
     config: AgentConfig,
     extensions: Arc<http::Extensions>,
     calls: Vec<ToolCall>,
-    cap: Option<usize>,
+    options: BatchOptions,
 ) -> impl Stream<Item = CallEvent> + Send + 'static {
     stream::iter(calls.into_iter().enumerate())
-        .map(move |(index, call)| run_call(&chain, &config, &extensions, index, call))
-        .flatten_unordered(cap)
+        .map(move |(index, call)| run_call(&chain, &config, &extensions, options, index, call))
+        .flatten_unordered(options.parallel)
+}
+
+/// How the agent runs a batch of calls.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct BatchOptions {
+    /// The most calls at a time; `None` for all.
+    pub(super) parallel: Option<usize>,
+    /// Whether arguments are checked against the tool's schema before the wrappers.
+    pub(super) validate: bool,
 }
 
 fn run_call(
     chain: &Chain,
     config: &AgentConfig,
     extensions: &Arc<http::Extensions>,
+    options: BatchOptions,
     index: usize,
     call: ToolCall,
 ) -> BoxStream<'static, CallEvent> {
@@ -62,7 +72,12 @@ fn run_call(
                 Ok(arguments) => arguments,
                 Err(error) => break 'call Some(error.into()),
             };
-            let request = ToolRequest::with_extensions(&call.id, &call.name, arguments, extensions);
+            if options.validate {
+                if let Err(error) = tool.validate(&arguments) {
+                    break 'call Some(error.into());
+                }
+            }
+            let request = ToolRequest::for_run(&call.id, arguments, extensions, tool.clone());
             if !tool.is_streamable() {
                 match chain.invoke(request, tool).await {
                     Ok(output) => {

@@ -66,6 +66,7 @@ use tower::{BoxError, Service, ServiceExt};
 
 use self::compile::Variants;
 pub use self::config::AgentConfig;
+use self::exec::BatchOptions;
 pub use self::request::AgentRequest;
 pub use self::run::{AgentEvent, AgentResult, AgentRun, RunResult, ToolRecord};
 use crate::model::{BoxModel, ModelOptions};
@@ -90,7 +91,7 @@ struct AgentInner {
     tool_infos: Arc<[Arc<ToolInfo>]>,
     options: ModelOptions,
     max_iterations: usize,
-    parallel_tool_calls: Option<usize>,
+    batch: BatchOptions,
     variants: Variants,
 }
 
@@ -107,7 +108,10 @@ impl Agent {
             config: AgentConfig::default(),
             options: ModelOptions::default(),
             max_iterations: DEFAULT_MAX_ITERATIONS,
-            parallel_tool_calls: None,
+            batch: BatchOptions {
+                parallel: None,
+                validate: true,
+            },
         }
     }
 
@@ -147,7 +151,7 @@ impl fmt::Debug for Agent {
         f.debug_struct("Agent")
             .field("config", &self.inner.config)
             .field("max_iterations", &self.inner.max_iterations)
-            .field("parallel_tool_calls", &self.inner.parallel_tool_calls)
+            .field("parallel_tool_calls", &self.inner.batch.parallel)
             .field("compiled_variants", &self.compiled_variants())
             .finish_non_exhaustive()
     }
@@ -159,7 +163,7 @@ pub struct AgentBuilder {
     config: AgentConfig,
     options: ModelOptions,
     max_iterations: usize,
-    parallel_tool_calls: Option<usize>,
+    batch: BatchOptions,
 }
 
 impl AgentBuilder {
@@ -207,7 +211,17 @@ impl AgentBuilder {
 
     /// The most tool calls of one turn that run at the same time (default: all of them).
     pub fn parallel_tool_calls(mut self, cap: usize) -> Self {
-        self.parallel_tool_calls = Some(cap);
+        self.batch.parallel = Some(cap);
+        self
+    }
+
+    /// Whether each call's arguments are checked against the tool's JSON Schema (default:
+    /// yes). The check runs before any wrapper or the tool sees the call; arguments that
+    /// fail it are answered with a model-visible [`ToolErrorKind::InvalidArguments`](crate::ToolErrorKind::InvalidArguments)
+    /// result that gives the path and the reason of each problem, and the tool is not
+    /// called.
+    pub fn validate_arguments(mut self, validate: bool) -> Self {
+        self.batch.validate = validate;
         self
     }
 
@@ -215,7 +229,8 @@ impl AgentBuilder {
     ///
     /// # Errors
     ///
-    /// Two tools with the same name, a zero iteration limit or a zero parallelism cap.
+    /// Two tools with the same name, a tool whose parameter schema is not a valid JSON
+    /// Schema, a zero iteration limit or a zero parallelism cap.
     pub fn build(self) -> Result<Agent, BuildError> {
         if let Some(name) = self.config.duplicate_tool() {
             return Err(BuildError::DuplicateTool(name.to_owned()));
@@ -223,8 +238,16 @@ impl AgentBuilder {
         if self.max_iterations == 0 {
             return Err(BuildError::ZeroIterations);
         }
-        if self.parallel_tool_calls == Some(0) {
+        if self.batch.parallel == Some(0) {
             return Err(BuildError::ZeroParallelism);
+        }
+        for tool in self.config.tools() {
+            if let Err(reason) = tool.validator() {
+                return Err(BuildError::InvalidSchema {
+                    tool: tool.name().to_owned(),
+                    reason: reason.to_owned(),
+                });
+            }
         }
         let tool_infos = self.config.tools().iter().map(Tool::shared_info).collect();
         Ok(Agent {
@@ -234,7 +257,7 @@ impl AgentBuilder {
                 tool_infos,
                 options: self.options,
                 max_iterations: self.max_iterations,
-                parallel_tool_calls: self.parallel_tool_calls,
+                batch: self.batch,
                 variants: Variants::default(),
             }),
         })

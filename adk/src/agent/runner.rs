@@ -94,7 +94,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                         config.clone(),
                         cx.shared_extensions(),
                         calls,
-                        agent.parallel_tool_calls,
+                        agent.batch,
                     );
                     while let Some(event) = events.next().await {
                         match event {

@@ -46,11 +46,12 @@ mod error;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt, TryStreamExt};
+use jsonschema::Validator;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tower::util::BoxCloneSyncService;
@@ -102,28 +103,44 @@ pub struct ToolRequest {
     /// The parsed arguments.
     pub arguments: Value,
     extensions: Arc<http::Extensions>,
+    tool: Option<Tool>,
     pub(crate) continuation: Option<Continuation>,
 }
 
 impl ToolRequest {
     /// A request with empty extensions, e.g. to call a tool directly in a test.
     pub fn new(call_id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
-        ToolRequest::with_extensions(call_id, name, arguments, Arc::default())
-    }
-
-    pub(crate) fn with_extensions(
-        call_id: impl Into<String>,
-        name: impl Into<String>,
-        arguments: Value,
-        extensions: Arc<http::Extensions>,
-    ) -> Self {
         ToolRequest {
             call_id: call_id.into(),
             name: name.into(),
             arguments,
-            extensions,
+            extensions: Arc::default(),
+            tool: None,
             continuation: None,
         }
+    }
+
+    pub(crate) fn for_run(
+        call_id: impl Into<String>,
+        arguments: Value,
+        extensions: Arc<http::Extensions>,
+        tool: Tool,
+    ) -> Self {
+        ToolRequest {
+            call_id: call_id.into(),
+            name: tool.name().to_owned(),
+            arguments,
+            extensions,
+            tool: Some(tool),
+            continuation: None,
+        }
+    }
+
+    /// The tool being called, when the call comes from a run: its schema, its flags
+    /// (such as [`Tool::is_idempotent`]) and [`Tool::validate`] for re-checking changed
+    /// arguments. `None` for a request made with [`ToolRequest::new`].
+    pub fn tool(&self) -> Option<&Tool> {
+        self.tool.as_ref()
     }
 
     /// The run's extensions.
@@ -251,9 +268,18 @@ pub type StreamService = BoxCloneSyncService<ToolRequest, ToolStream, BoxError>;
 pub struct Tool(Arc<ToolInner>);
 
 struct ToolInner {
+    parts: Parts,
+    /// The argument validator, compiled from the schema on first use.
+    validator: OnceLock<Result<Validator, String>>,
+}
+
+/// What a tool is made of; changing a part makes a new tool.
+#[derive(Clone)]
+struct Parts {
     info: Arc<ToolInfo>,
     invoke: Option<InvokeService>,
     stream: Option<StreamService>,
+    idempotent: bool,
 }
 
 impl Tool {
@@ -264,7 +290,12 @@ impl Tool {
         S::Error: Into<BoxError>,
         S::Future: Send + 'static,
     {
-        Tool::from_parts(info, Some(box_invoke(service)), None)
+        Tool::from_parts(Parts {
+            info: Arc::new(info),
+            invoke: Some(box_invoke(service)),
+            stream: None,
+            idempotent: false,
+        })
     }
 
     /// A streamable tool from any tower service that returns a [`ToolStream`].
@@ -274,7 +305,12 @@ impl Tool {
         S::Error: Into<BoxError>,
         S::Future: Send + 'static,
     {
-        Tool::from_parts(info, None, Some(box_stream(service)))
+        Tool::from_parts(Parts {
+            info: Arc::new(info),
+            invoke: None,
+            stream: Some(box_stream(service)),
+            idempotent: false,
+        })
     }
 
     /// An invokable tool from an async function.
@@ -317,8 +353,85 @@ impl Tool {
         S::Error: Into<BoxError>,
         S::Future: Send + 'static,
     {
-        let invoke = self.0.invoke.clone();
-        Tool::from_parts(self.info().clone(), invoke, Some(box_stream(service)))
+        self.map_parts(|parts| parts.stream = Some(box_stream(service)))
+    }
+
+    /// Marks the tool as idempotent (or not): calling it twice with the same arguments
+    /// has the same effect as calling it once, so a failed call may be retried.
+    pub fn idempotent(self, idempotent: bool) -> Self {
+        self.map_parts(|parts| parts.idempotent = idempotent)
+    }
+
+    /// Whether the tool is marked idempotent.
+    pub fn is_idempotent(&self) -> bool {
+        self.0.parts.idempotent
+    }
+
+    /// Checks arguments against the tool's JSON Schema.
+    ///
+    /// The loop does this for every call before any wrapper or the tool sees it (see
+    /// [`AgentBuilder::validate_arguments`](crate::AgentBuilder::validate_arguments)); a
+    /// wrapper that changes the arguments can check them again with it.
+    ///
+    /// # Errors
+    ///
+    /// A [`ToolErrorKind::InvalidArguments`] error listing each problem with its path in
+    /// the arguments, e.g. ``at `/city`: 42 is not of type "string"``; or a
+    /// [`ToolErrorKind::Failed`] error if the tool's own schema is not a valid JSON Schema.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use adk::testing::text_tool;
+    /// use adk::{ToolErrorKind, ToolInfo};
+    /// use serde_json::json;
+    ///
+    /// let tool = adk::Tool::from_fn(
+    ///     ToolInfo::new("weather", "Weather in a city").parameters(json!({
+    ///         "type": "object",
+    ///         "properties": {"city": {"type": "string"}},
+    ///         "required": ["city"]
+    ///     })),
+    ///     |_| async { Ok::<_, std::convert::Infallible>("sunny") },
+    /// );
+    /// assert!(tool.validate(&json!({"city": "Oslo"})).is_ok());
+    /// let error = tool.validate(&json!({"city": 42})).unwrap_err();
+    /// assert_eq!(error.kind(), ToolErrorKind::InvalidArguments);
+    /// assert!(error.message().contains("/city"), "{error}");
+    /// ```
+    pub fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
+        let validator = self.validator().map_err(|reason| {
+            ToolError::new(
+                ToolErrorKind::Failed,
+                format!(
+                    "the parameter schema of tool `{}` is invalid: {reason}",
+                    self.name()
+                ),
+            )
+        })?;
+        let problems: Vec<String> = validator
+            .iter_errors(arguments)
+            .map(|error| {
+                let path = error.instance_path().as_str();
+                format!("at `{}`: {error}", if path.is_empty() { "/" } else { path })
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ToolError::invalid_arguments(problems.join("; ")))
+        }
+    }
+
+    /// The compiled validator, or why the schema does not compile.
+    pub(crate) fn validator(&self) -> Result<&Validator, &str> {
+        self.0
+            .validator
+            .get_or_init(|| {
+                jsonschema::validator_for(&self.info().parameters).map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(String::as_str)
     }
 
     /// Wraps the invoke service in a tower layer, e.g. a timeout or a concurrency limit
@@ -332,48 +445,46 @@ impl Tool {
         <L::Service as Service<ToolRequest>>::Error: Into<BoxError>,
         <L::Service as Service<ToolRequest>>::Future: Send + 'static,
     {
-        let invoke = self
-            .0
-            .invoke
-            .clone()
-            .map(|svc| box_invoke(layer.layer(svc)));
-        Tool::from_parts(self.info().clone(), invoke, self.0.stream.clone())
+        self.map_parts(|parts| {
+            parts.invoke = parts.invoke.take().map(|svc| box_invoke(layer.layer(svc)));
+        })
     }
 
-    fn from_parts(
-        info: ToolInfo,
-        invoke: Option<InvokeService>,
-        stream: Option<StreamService>,
-    ) -> Self {
+    fn from_parts(parts: Parts) -> Self {
         Tool(Arc::new(ToolInner {
-            info: Arc::new(info),
-            invoke,
-            stream,
+            parts,
+            validator: OnceLock::new(),
         }))
+    }
+
+    fn map_parts(self, change: impl FnOnce(&mut Parts)) -> Self {
+        let mut parts = self.0.parts.clone();
+        change(&mut parts);
+        Tool::from_parts(parts)
     }
 
     /// The tool's name.
     pub fn name(&self) -> &str {
-        &self.0.info.name
+        &self.0.parts.info.name
     }
 
     /// What the model is told about the tool.
     pub fn info(&self) -> &ToolInfo {
-        &self.0.info
+        &self.0.parts.info
     }
 
     pub(crate) fn shared_info(&self) -> Arc<ToolInfo> {
-        Arc::clone(&self.0.info)
+        Arc::clone(&self.0.parts.info)
     }
 
     /// Whether the tool returns its result whole.
     pub fn is_invokable(&self) -> bool {
-        self.0.invoke.is_some()
+        self.0.parts.invoke.is_some()
     }
 
     /// Whether the tool can stream its result.
     pub fn is_streamable(&self) -> bool {
-        self.0.stream.is_some()
+        self.0.parts.stream.is_some()
     }
 
     /// Calls the tool's invoke service directly, outside any agent (for tests and
@@ -383,7 +494,7 @@ impl Tool {
     ///
     /// The tool's error, or a [`ToolError`] if the tool cannot be invoked.
     pub async fn invoke(&self, request: ToolRequest) -> Result<ToolOutput, BoxError> {
-        match &self.0.invoke {
+        match &self.0.parts.invoke {
             Some(service) => service.clone().oneshot(request).await,
             None => Err(ToolError::new(
                 ToolErrorKind::Failed,
@@ -399,7 +510,7 @@ impl Tool {
     ///
     /// The tool's error, or a [`ToolError`] if the tool cannot stream.
     pub async fn stream(&self, request: ToolRequest) -> Result<ToolStream, BoxError> {
-        match &self.0.stream {
+        match &self.0.parts.stream {
             Some(service) => service.clone().oneshot(request).await,
             None => Err(ToolError::new(
                 ToolErrorKind::Failed,
@@ -410,11 +521,11 @@ impl Tool {
     }
 
     pub(crate) fn invoke_service(&self) -> Option<&InvokeService> {
-        self.0.invoke.as_ref()
+        self.0.parts.invoke.as_ref()
     }
 
     pub(crate) fn stream_service(&self) -> Option<&StreamService> {
-        self.0.stream.as_ref()
+        self.0.parts.stream.as_ref()
     }
 }
 
@@ -424,6 +535,7 @@ impl fmt::Debug for Tool {
             .field("name", &self.name())
             .field("invokable", &self.is_invokable())
             .field("streamable", &self.is_streamable())
+            .field("idempotent", &self.is_idempotent())
             .finish()
     }
 }
