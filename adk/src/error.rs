@@ -33,6 +33,7 @@
 
 use tower::BoxError;
 
+use crate::ToolRecord;
 use crate::handler::HandlerError;
 
 /// Why a run failed.
@@ -56,6 +57,10 @@ pub enum AgentError {
         /// The limit that was reached.
         limit: usize,
     },
+    /// A tool call failed and the agent's failure policy is
+    /// [`ToolFailurePolicy::FailRun`](crate::ToolFailurePolicy::FailRun).
+    #[error("tool `{}` failed: {}", .0.name, .0.content)]
+    ToolFailed(Box<ToolRecord>),
     /// Two tools of the run's configuration have the same name.
     #[error("the run offers two tools named `{name}`")]
     DuplicateTool {

@@ -61,7 +61,7 @@ pub mod tool;
 
 pub use crate::agent::{
     Agent, AgentBuilder, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, RunResult,
-    ToolRecord,
+    RunStatus, ToolFailurePolicy, ToolRecord,
 };
 pub use crate::context::{Locals, RunContext, RunState};
 pub use crate::error::{AgentError, BuildError, ModelError};

@@ -10,6 +10,7 @@
 //! | [`wrap_model`] | `wrap_model` | wraps each model call with an async closure |
 //! | [`wrap_tool_invoke`] / [`wrap_tool_stream`] | tool wrappers | wraps each tool call with an async closure |
 //! | [`model_layer`], [`tool_layer`], [`tool_stream_layer`] | wrappers | any `tower::Layer` around each model or tool call |
+//! | [`CallLimits`] | all | limits the model calls, tool calls and calls per tool of a run |
 //!
 //! # Example
 //!
@@ -45,6 +46,7 @@
 //! ```
 
 mod add_tools;
+mod call_limits;
 mod history;
 mod instruction;
 mod layers;
@@ -54,6 +56,7 @@ mod tool_filter;
 mod tool_wrap;
 
 pub use crate::add_tools::{AddTools, add_tools};
+pub use crate::call_limits::{CallLimitExceeded, CallLimits, OnLimit};
 pub use crate::history::{AfterModelFn, BeforeModelFn, after_model, before_model};
 pub use crate::instruction::{Instruction, InstructionFn, instruction, instruction_fn};
 pub use crate::layers::{model_layer, tool_layer, tool_stream_layer};

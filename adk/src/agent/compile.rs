@@ -49,6 +49,8 @@ enum Edge {
 pub(crate) struct Outcome {
     pub(crate) tool_calls: bool,
     pub(crate) returned_directly: bool,
+    /// The run must end here whatever the topology (e.g. the failure policy said so).
+    pub(crate) halt: bool,
 }
 
 /// The loop's graph for one key: steps and the edges between them.
@@ -99,6 +101,9 @@ impl CompiledLoop {
     }
 
     pub(crate) fn next(&self, at: usize, outcome: Outcome) -> usize {
+        if outcome.halt {
+            return self.steps.len() - 1;
+        }
         match self.steps.get(at).map(|(_, edge)| *edge) {
             Some(Edge::To(to)) => to,
             Some(Edge::IfToolCalls { then, otherwise }) => {
@@ -166,6 +171,7 @@ mod tests {
         let calls = Outcome {
             tool_calls: true,
             returned_directly: false,
+            halt: false,
         };
         assert_eq!(walk(key, &[calls]), [Step::CallModel, Step::End]);
     }
@@ -175,10 +181,12 @@ mod tests {
         let calls = Outcome {
             tool_calls: true,
             returned_directly: false,
+            halt: false,
         };
         let direct = Outcome {
             tool_calls: true,
             returned_directly: true,
+            halt: false,
         };
         let plain = LoopKey {
             tools: true,
@@ -196,6 +204,20 @@ mod tests {
             walk(with_direct, &[calls, direct]),
             [Step::CallModel, Step::RunTools, Step::End]
         );
+    }
+
+    #[test]
+    fn a_halting_outcome_ends_any_loop() {
+        let halt = Outcome {
+            tool_calls: true,
+            returned_directly: false,
+            halt: true,
+        };
+        let plain = LoopKey {
+            tools: true,
+            return_directly: false,
+        };
+        assert_eq!(walk(plain, &[halt]), [Step::CallModel, Step::End]);
     }
 
     #[test]

@@ -68,7 +68,9 @@ use self::compile::Variants;
 pub use self::config::AgentConfig;
 use self::exec::BatchOptions;
 pub use self::request::AgentRequest;
-pub use self::run::{AgentEvent, AgentResult, AgentRun, RunResult, ToolRecord};
+pub use self::run::{
+    AgentEvent, AgentResult, AgentRun, RunResult, RunStatus, ToolFailurePolicy, ToolRecord,
+};
 use crate::model::{BoxModel, ModelOptions};
 use crate::{BuildError, ModelRequest, ModelResponse, Tool, ToolInfo};
 
@@ -92,6 +94,7 @@ struct AgentInner {
     options: ModelOptions,
     max_iterations: usize,
     batch: BatchOptions,
+    on_tool_failure: ToolFailurePolicy,
     variants: Variants,
 }
 
@@ -112,6 +115,7 @@ impl Agent {
                 parallel: None,
                 validate: true,
             },
+            on_tool_failure: ToolFailurePolicy::default(),
         }
     }
 
@@ -164,6 +168,7 @@ pub struct AgentBuilder {
     options: ModelOptions,
     max_iterations: usize,
     batch: BatchOptions,
+    on_tool_failure: ToolFailurePolicy,
 }
 
 impl AgentBuilder {
@@ -225,6 +230,13 @@ impl AgentBuilder {
         self
     }
 
+    /// What a run does when a tool call fails (default: the model reads the failure
+    /// and the run goes on). See [`ToolFailurePolicy`].
+    pub fn on_tool_failure(mut self, policy: ToolFailurePolicy) -> Self {
+        self.on_tool_failure = policy;
+        self
+    }
+
     /// Builds the agent.
     ///
     /// # Errors
@@ -258,6 +270,7 @@ impl AgentBuilder {
                 options: self.options,
                 max_iterations: self.max_iterations,
                 batch: self.batch,
+                on_tool_failure: self.on_tool_failure,
                 variants: Variants::default(),
             }),
         })

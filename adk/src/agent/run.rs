@@ -74,10 +74,41 @@ impl ToolRecord {
     }
 }
 
+/// How a run that did not fail ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RunStatus {
+    /// The model answered, or a return-directly tool ended the run.
+    Completed,
+    /// A tool failed and the agent's [`ToolFailurePolicy::EndDegraded`] ended the run;
+    /// the final message is the first failed call's result.
+    Degraded,
+}
+
+/// What the agent does when a tool call fails (set with
+/// [`AgentBuilder::on_tool_failure`](super::AgentBuilder::on_tool_failure)).
+///
+/// Every failure counts: unknown tool, invalid arguments, timeout, tool error, panic and
+/// denial.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ToolFailurePolicy {
+    /// The failure becomes a tool result the model reads, and the run goes on.
+    #[default]
+    Continue,
+    /// The turn's other calls finish, then the run ends with [`RunStatus::Degraded`].
+    EndDegraded,
+    /// The run fails at once with [`AgentError::ToolFailed`]; calls still in flight are
+    /// cancelled.
+    FailRun,
+}
+
 /// The final result of a successful run.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct AgentResult {
+    /// Whether the run completed or was ended early, degraded.
+    pub status: RunStatus,
     /// The message that ends the run: the model's last reply or, when a return-directly
     /// tool ended it, that tool's result.
     pub final_message: Message,

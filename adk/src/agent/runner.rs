@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 
+use super::ToolFailurePolicy;
 use super::compile::{Outcome, Step};
 use super::exec::{self, CallEvent};
-use super::{AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun};
+use super::{AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun, RunStatus};
 use crate::handler::Chain;
 use crate::{AgentError, Message, MessageAccumulator, ModelDelta, ModelRequest, RunContext};
 use crate::{RunState, Tool, ToolInfo};
@@ -36,6 +37,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
 
         let mut records = Vec::new();
         let mut returned: Option<Message> = None;
+        let mut degraded = false;
         let mut iteration = 0;
         let mut at = graph.entry();
         loop {
@@ -79,7 +81,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                     if let Some(message) = routed {
                         yield AgentEvent::Message(message);
                     }
-                    Outcome { tool_calls, returned_directly: false }
+                    Outcome { tool_calls, ..Outcome::default() }
                 }
                 Step::RunTools => {
                     let calls = state.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
@@ -100,6 +102,12 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                         match event {
                             CallEvent::Event(event) => yield event,
                             CallEvent::Fatal(error) => Err(error)?,
+                            CallEvent::Done(_, record)
+                                if !record.is_success()
+                                    && agent.on_tool_failure == ToolFailurePolicy::FailRun =>
+                            {
+                                Err(AgentError::ToolFailed(Box::new(record)))?
+                            }
                             CallEvent::Done(index, record) => {
                                 if Some(index) == direct {
                                     held = Some(record.clone());
@@ -117,8 +125,13 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                     let messages = state.messages.to_mut();
                     messages.extend(finished.iter().flatten().map(|r| r.to_message()));
                     returned = direct.and_then(|i| finished[i].as_ref()).map(|r| r.to_message());
+                    if returned.is_none() && agent.on_tool_failure == ToolFailurePolicy::EndDegraded {
+                        // The first failed call, in the model's order, ends the run.
+                        returned = finished.iter().flatten().find(|r| !r.is_success()).map(|r| r.to_message());
+                        degraded = returned.is_some();
+                    }
                     records.extend(finished.into_iter().flatten());
-                    Outcome { tool_calls: true, returned_directly: returned.is_some() }
+                    Outcome { tool_calls: true, returned_directly: returned.is_some(), halt: degraded }
                 }
             };
             at = graph.next(at, outcome);
@@ -129,6 +142,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
             .or_else(|| state.messages.last().cloned())
             .unwrap_or_else(|| Message::assistant(""));
         yield AgentEvent::Completed(AgentResult {
+            status: if degraded { RunStatus::Degraded } else { RunStatus::Completed },
             final_message,
             messages: state.messages,
             tool_records: records,

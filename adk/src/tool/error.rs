@@ -23,6 +23,8 @@ pub enum ToolErrorKind {
     Panicked,
     /// A handler refused the call.
     Denied,
+    /// A call limit of the run was reached, so the call was not made.
+    LimitReached,
 }
 
 impl ToolErrorKind {
@@ -35,6 +37,7 @@ impl ToolErrorKind {
             ToolErrorKind::Failed => "tool_error",
             ToolErrorKind::Panicked => "tool_panicked",
             ToolErrorKind::Denied => "denied",
+            ToolErrorKind::LimitReached => "limit_reached",
         }
     }
 }

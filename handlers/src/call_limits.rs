@@ -1,0 +1,264 @@
+//! Limit the model calls and tool calls of a run.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use adk::ToolStream;
+use adk::model::ToolChoice;
+use adk::{AgentConfig, BoxError, Handler, ModelNext, ModelRequest, ModelResponse, RunContext};
+use adk::{RunState, StreamNext, ToolError, ToolErrorKind, ToolNext, ToolOutput, ToolRequest};
+
+/// What happens when a run reaches one of its [`CallLimits`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum OnLimit {
+    /// End the run gracefully: the call over the limit is not made, and the model is
+    /// called once more without tools for a final answer (when the model-call limit is
+    /// reached, its last allowed call is the one made without tools).
+    #[default]
+    EndRun,
+    /// Fail the run with a [`CallLimitExceeded`] error (inside
+    /// [`AgentError::Handler`](adk::AgentError::Handler)).
+    Error,
+    /// Answer each tool call over the limit with a model-visible
+    /// [`ToolErrorKind::LimitReached`] result and go on. For the model-call limit this
+    /// behaves like [`OnLimit::EndRun`].
+    AnswerModel,
+}
+
+/// A run reached one of its call limits (with [`OnLimit::Error`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the run reached its limit of {limit} {what}")]
+pub struct CallLimitExceeded {
+    /// What was limited: "model calls", "tool calls" or "calls of tool `name`".
+    pub what: String,
+    /// The limit.
+    pub limit: usize,
+}
+
+/// Limits the model calls of a run, its tool calls, and its calls per tool name.
+///
+/// The counts are per run: every run starts from zero, however many share the agent.
+///
+/// # Example
+///
+/// ```
+/// use adk::{Agent, AgentRequest, ToolErrorKind};
+/// use adk::testing::{text_tool, ScriptedModel, Turn};
+/// use adk_handlers::{CallLimits, OnLimit};
+/// use serde_json::json;
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let model = ScriptedModel::new([
+///     Turn::call("c1", "search", json!({})).with_call("c2", "search", json!({})),
+///     Turn::text("One search was enough."),
+/// ]);
+/// let agent = Agent::builder(model).tool(text_tool("search", "found")).build()?;
+/// let limits = CallLimits::new().per_tool("search", 1).on_limit(OnLimit::AnswerModel);
+///
+/// let result = agent.run(AgentRequest::user("search twice").with_handler(limits)).await?;
+/// let kinds: Vec<_> = result.tool_records.iter().map(|r| r.error.as_ref().map(|e| e.kind())).collect();
+/// assert_eq!(kinds, [None, Some(ToolErrorKind::LimitReached)]);
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct CallLimits {
+    model_calls: Option<usize>,
+    tool_calls: Option<usize>,
+    per_tool: BTreeMap<String, usize>,
+    on_limit: OnLimit,
+}
+
+/// The counts of one run, shared by its hooks and its parallel tool calls through the
+/// run's extensions.
+#[derive(Clone, Default)]
+struct Counts(Arc<Mutex<CountState>>);
+
+#[derive(Default)]
+struct CountState {
+    model_calls: usize,
+    tool_calls: usize,
+    per_tool: BTreeMap<String, usize>,
+    /// Set when the run must end: the next model call is made without tools.
+    wind_down: bool,
+}
+
+impl Counts {
+    fn lock(&self) -> MutexGuard<'_, CountState> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl fmt::Debug for Counts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Counts").finish_non_exhaustive()
+    }
+}
+
+impl CallLimits {
+    /// No limits yet.
+    pub fn new() -> Self {
+        CallLimits::default()
+    }
+
+    /// At most `max` model calls per run.
+    pub fn model_calls(mut self, max: usize) -> Self {
+        self.model_calls = Some(max);
+        self
+    }
+
+    /// At most `max` tool calls per run, all tools together.
+    pub fn tool_calls(mut self, max: usize) -> Self {
+        self.tool_calls = Some(max);
+        self
+    }
+
+    /// At most `max` calls of the tool `name` per run.
+    pub fn per_tool(mut self, name: impl Into<String>, max: usize) -> Self {
+        self.per_tool.insert(name.into(), max);
+        self
+    }
+
+    /// What happens at a limit (default [`OnLimit::EndRun`]).
+    pub fn on_limit(mut self, on_limit: OnLimit) -> Self {
+        self.on_limit = on_limit;
+        self
+    }
+
+    /// Counts one tool call; the error says which limit it is over.
+    fn admit_tool_call(&self, counts: &Counts, name: &str) -> Result<(), CallLimitExceeded> {
+        let mut state = counts.lock();
+        if let Some(limit) = self.tool_calls.filter(|max| state.tool_calls >= *max) {
+            return Err(CallLimitExceeded {
+                what: "tool calls".into(),
+                limit,
+            });
+        }
+        let used = state.per_tool.get(name).copied().unwrap_or(0);
+        if let Some(&limit) = self.per_tool.get(name).filter(|max| used >= **max) {
+            return Err(CallLimitExceeded {
+                what: format!("calls of tool `{name}`"),
+                limit,
+            });
+        }
+        state.tool_calls += 1;
+        *state.per_tool.entry(name.to_owned()).or_default() += 1;
+        Ok(())
+    }
+
+    /// What a tool call over a limit gets instead of the tool's answer.
+    fn refuse(&self, counts: &Counts, exceeded: CallLimitExceeded) -> BoxError {
+        match self.on_limit {
+            OnLimit::Error => exceeded.into(),
+            OnLimit::EndRun => {
+                counts.lock().wind_down = true;
+                ToolError::new(
+                    ToolErrorKind::LimitReached,
+                    format!("{exceeded}; answer now without tools"),
+                )
+                .into()
+            }
+            OnLimit::AnswerModel => {
+                ToolError::new(ToolErrorKind::LimitReached, exceeded.to_string()).into()
+            }
+        }
+    }
+
+    fn check_tool_call(&self, request: &ToolRequest) -> Result<(), BoxError> {
+        let Some(counts) = request.extensions().get::<Counts>() else {
+            return Ok(());
+        };
+        self.admit_tool_call(counts, &request.name)
+            .map_err(|exceeded| self.refuse(counts, exceeded))
+    }
+}
+
+impl Handler for CallLimits {
+    fn name(&self) -> Cow<'static, str> {
+        Cow::Borrowed("call_limits")
+    }
+
+    async fn before_agent(
+        &self,
+        cx: &mut RunContext,
+        config: AgentConfig,
+    ) -> Result<AgentConfig, BoxError> {
+        cx.extensions_mut().insert(Counts::default());
+        Ok(config)
+    }
+
+    async fn before_model(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+        let Some(counts) = cx.extensions().get::<Counts>() else {
+            return Ok(());
+        };
+        let mut state = counts.lock();
+        if let Some(limit) = self.model_calls {
+            if state.model_calls >= limit {
+                return Err(CallLimitExceeded {
+                    what: "model calls".into(),
+                    limit,
+                }
+                .into());
+            }
+            // The last allowed call must produce the answer, unless the limit is an error.
+            if state.model_calls + 1 == limit && self.on_limit != OnLimit::Error {
+                state.wind_down = true;
+            }
+        }
+        state.model_calls += 1;
+        Ok(())
+    }
+
+    async fn wrap_model(
+        &self,
+        mut request: ModelRequest,
+        next: ModelNext,
+    ) -> Result<ModelResponse, BoxError> {
+        if request
+            .extensions()
+            .get::<Counts>()
+            .is_some_and(|c| c.lock().wind_down)
+        {
+            request.tools = Arc::from([]);
+            request.options.tool_choice = ToolChoice::None;
+        }
+        next.run(request).await
+    }
+
+    async fn after_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
+        let winding_down = cx
+            .extensions()
+            .get::<Counts>()
+            .is_some_and(|c| c.lock().wind_down);
+        if winding_down {
+            // A model that calls tools anyway is not obeyed: the run ends with its text.
+            if let Some(calls) = state.messages.last_mut().and_then(|m| m.tool_calls_mut()) {
+                calls.clear();
+            }
+        }
+        Ok(())
+    }
+
+    async fn wrap_tool_invoke(
+        &self,
+        request: ToolRequest,
+        next: ToolNext,
+    ) -> Result<ToolOutput, BoxError> {
+        self.check_tool_call(&request)?;
+        next.run(request).await
+    }
+
+    async fn wrap_tool_stream(
+        &self,
+        request: ToolRequest,
+        next: StreamNext,
+    ) -> Result<ToolStream, BoxError> {
+        self.check_tool_call(&request)?;
+        next.run(request).await
+    }
+}
