@@ -11,6 +11,7 @@ use tower::BoxError;
 
 use super::{AgentConfig, AgentEvent, ToolRecord};
 use crate::handler::{Chain, HandlerError};
+use crate::telemetry::{self, InSpan};
 use crate::{AgentError, ToolCall, ToolError, ToolRequest};
 
 /// What one call reports while it runs.
@@ -57,7 +58,8 @@ fn run_call(
     let tool = config.tool(&call.name).cloned();
     let unknown = tool.is_none().then(|| unknown_tool(config, &call.name));
     let extensions = Arc::clone(extensions);
-    async_stream::stream! {
+    let span = telemetry::tool_span(&call.name, &call.id);
+    let events = async_stream::stream! {
         let started = Instant::now();
         yield CallEvent::Event(AgentEvent::ToolCallStarted {
             call_id: call.id.clone(),
@@ -114,6 +116,7 @@ fn run_call(
             }
         };
         if let Some(error) = &error {
+            telemetry::record_error(error.kind().as_str());
             content = error.to_model_text();
         }
         yield CallEvent::Done(index, ToolRecord {
@@ -124,8 +127,8 @@ fn run_call(
             error,
             latency: started.elapsed(),
         });
-    }
-    .boxed()
+    };
+    InSpan::new(events, span).boxed()
 }
 
 /// A tool failure the model sees, or a handler error that stops the run.

@@ -7,6 +7,7 @@ use std::time::Duration;
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 
+use crate::telemetry::{self, InSpan};
 use crate::{AgentError, Message, Messages, ToolError};
 
 /// Something that happened during a run, in order.
@@ -148,7 +149,7 @@ pub struct AgentResult {
 /// # }).unwrap();
 /// ```
 pub struct AgentRun {
-    events: BoxStream<'static, Result<AgentEvent, AgentError>>,
+    events: InSpan<BoxStream<'static, Result<AgentEvent, AgentError>>>,
 }
 
 impl AgentRun {
@@ -162,7 +163,7 @@ impl AgentRun {
         events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
     ) -> Self {
         AgentRun {
-            events: events.boxed(),
+            events: InSpan::new(events.boxed(), telemetry::run_span()),
         }
     }
 }

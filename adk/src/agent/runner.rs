@@ -9,6 +9,7 @@ use super::compile::{Outcome, Step};
 use super::exec::{self, CallEvent};
 use super::{AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun, RunStatus};
 use crate::handler::Chain;
+use crate::telemetry::{self, InSpan};
 use crate::{AgentError, Message, MessageAccumulator, ModelDelta, ModelRequest, RunContext};
 use crate::{RunState, Tool, ToolInfo};
 
@@ -57,8 +58,8 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                         cx.shared_extensions(),
                     );
                     request.options = agent.options.clone();
-                    let response = chain
-                        .model(request, agent.model.clone())
+                    let span = telemetry::model_span(iteration, tool_infos.len());
+                    let response = InSpan::new(chain.model(request, agent.model.clone()), span)
                         .await
                         .map_err(AgentError::from_chain)?;
                     let mut deltas = response.into_stream();
