@@ -5,6 +5,7 @@
 
 mod failures;
 mod middleware;
+mod records;
 mod wrappers;
 
 use std::convert::Infallible;
