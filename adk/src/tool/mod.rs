@@ -42,6 +42,7 @@
 //! ```
 
 mod error;
+pub mod openai;
 
 use std::fmt;
 use std::future::Future;
@@ -69,6 +70,10 @@ pub struct ToolInfo {
     pub description: String,
     /// The JSON Schema of the arguments object.
     pub parameters: Value,
+    /// Whether `parameters` is in strict form and providers should ask the model to
+    /// follow it exactly (OpenAI's `"strict": true`); set by [`ToolInfo::strict`].
+    #[serde(default)]
+    pub strict: bool,
 }
 
 impl ToolInfo {
@@ -78,12 +83,53 @@ impl ToolInfo {
             name: name.into(),
             description: description.into(),
             parameters: serde_json::json!({"type": "object", "properties": {}}),
+            strict: false,
         }
     }
 
-    /// Sets the JSON Schema of the arguments.
+    /// Sets the JSON Schema of the arguments; in strict form if the info is
+    /// [strict](ToolInfo::strict).
     pub fn parameters(mut self, schema: Value) -> Self {
-        self.parameters = schema;
+        self.parameters = if self.strict {
+            openai::strict_schema(schema)
+        } else {
+            schema
+        };
+        self
+    }
+
+    /// Makes the tool strict: rewrites `parameters` into strict form (see
+    /// [`strict_schema`](openai::strict_schema): no property beyond those listed, every
+    /// property required, the optional ones nullable) and sets the `strict` flag.
+    ///
+    /// The rewritten schema is the one the model is shown and the one arguments are
+    /// validated against, so under strict a call with an extra field or a missing one is
+    /// answered with an invalid-arguments error. It cannot be undone.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use adk::ToolInfo;
+    /// use serde_json::json;
+    ///
+    /// let info = ToolInfo::new("weather", "Current weather")
+    ///     .parameters(json!({
+    ///         "type": "object",
+    ///         "properties": {"city": {"type": "string"}, "units": {"type": "string"}},
+    ///         "required": ["city"]
+    ///     }))
+    ///     .strict();
+    /// assert!(info.strict);
+    /// assert_eq!(info.parameters, json!({
+    ///     "type": "object",
+    ///     "properties": {"city": {"type": "string"}, "units": {"type": ["string", "null"]}},
+    ///     "required": ["city", "units"],
+    ///     "additionalProperties": false
+    /// }));
+    /// ```
+    pub fn strict(mut self) -> Self {
+        self.strict = true;
+        self.parameters = openai::strict_schema(self.parameters);
         self
     }
 }
@@ -360,6 +406,19 @@ impl Tool {
     /// has the same effect as calling it once, so a failed call may be retried.
     pub fn idempotent(self, idempotent: bool) -> Self {
         self.map_parts(|parts| parts.idempotent = idempotent)
+    }
+
+    /// Makes the tool strict (see [`ToolInfo::strict`]): the model is shown, and the
+    /// arguments are validated against, the strict form of its parameter schema, which
+    /// rejects unknown fields and requires every field (optional ones as `null`).
+    ///
+    /// For a typed tool, a field the model may leave out should be an
+    /// `Option`: under strict the model sends `null` for it, which an `Option` reads as
+    /// `None` but a `#[serde(default)]` field of another type rejects.
+    pub fn strict(self) -> Self {
+        self.map_parts(|parts| {
+            parts.info = Arc::new(ToolInfo::clone(&parts.info).strict());
+        })
     }
 
     /// Whether the tool is marked idempotent.
