@@ -15,6 +15,10 @@
 //! [`Tool::layer`] applies a layer to the invoke service of one tool, and the tool-wrapper
 //! handlers apply one to every call of a run.
 //!
+//! [`Tool::typed`] makes a tool from an async function of an arguments struct, with its
+//! schema generated from the struct; [`Tool::strict`] holds the model to the schema
+//! exactly; [`openai`] exports tools in OpenAI's function-calling format.
+//!
 //! # Example
 //!
 //! ```
@@ -43,6 +47,7 @@
 
 mod error;
 pub mod openai;
+mod typed;
 
 use std::fmt;
 use std::future::Future;
@@ -59,6 +64,7 @@ use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
 pub use self::error::{ToolError, ToolErrorKind};
+pub use self::typed::ToolContext;
 use crate::handler::Continuation;
 
 /// What the model is told about a tool: its name, what it does, and its arguments.
@@ -224,6 +230,16 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
         }
+    }
+
+    /// An output whose text is `value` serialized as JSON, e.g. a typed tool's report.
+    ///
+    /// # Errors
+    ///
+    /// If `value` cannot be serialized as JSON (a map with non-string keys, a failing
+    /// `Serialize` impl).
+    pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
+        serde_json::to_string(value).map(ToolOutput::new)
     }
 }
 
@@ -412,7 +428,7 @@ impl Tool {
     /// arguments are validated against, the strict form of its parameter schema, which
     /// rejects unknown fields and requires every field (optional ones as `null`).
     ///
-    /// For a typed tool, a field the model may leave out should be an
+    /// For a [typed tool](Tool::typed), a field the model may leave out should be an
     /// `Option`: under strict the model sends `null` for it, which an `Option` reads as
     /// `None` but a `#[serde(default)]` field of another type rejects.
     pub fn strict(self) -> Self {
