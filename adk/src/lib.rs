@@ -71,7 +71,9 @@ pub use crate::handler::{HandlerService, StreamNext, ToolNext};
 pub use crate::message::{Message, Messages, ToolCall};
 pub use crate::model::{MessageAccumulator, ModelDelta, ModelOptions, ModelRequest, ModelResponse};
 pub use crate::tool::ToolStream;
-pub use crate::tool::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest};
+pub use crate::tool::{
+    Tool, ToolContext, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest,
+};
 /// The typed extensions of a run (re-exported from `http`).
 pub use http::Extensions;
 pub use tower::BoxError;

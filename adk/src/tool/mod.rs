@@ -15,6 +15,10 @@
 //! [`Tool::layer`] applies a layer to the invoke service of one tool, and the tool-wrapper
 //! handlers apply one to every call of a run.
 //!
+//! [`Tool::typed`] makes a tool from an async function of an arguments struct, with its
+//! schema generated from the struct; [`Tool::strict`] holds the model to the schema
+//! exactly; [`openai`] exports tools in OpenAI's function-calling format.
+//!
 //! # Example
 //!
 //! ```
@@ -42,6 +46,8 @@
 //! ```
 
 mod error;
+pub mod openai;
+mod typed;
 
 use std::fmt;
 use std::future::Future;
@@ -58,6 +64,7 @@ use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
 pub use self::error::{ToolError, ToolErrorKind};
+pub use self::typed::ToolContext;
 use crate::handler::Continuation;
 
 /// What the model is told about a tool: its name, what it does, and its arguments.
@@ -69,6 +76,10 @@ pub struct ToolInfo {
     pub description: String,
     /// The JSON Schema of the arguments object.
     pub parameters: Value,
+    /// Whether `parameters` is in strict form and providers should ask the model to
+    /// follow it exactly (OpenAI's `"strict": true`); set by [`ToolInfo::strict`].
+    #[serde(default)]
+    pub strict: bool,
 }
 
 impl ToolInfo {
@@ -78,12 +89,53 @@ impl ToolInfo {
             name: name.into(),
             description: description.into(),
             parameters: serde_json::json!({"type": "object", "properties": {}}),
+            strict: false,
         }
     }
 
-    /// Sets the JSON Schema of the arguments.
+    /// Sets the JSON Schema of the arguments; in strict form if the info is
+    /// [strict](ToolInfo::strict).
     pub fn parameters(mut self, schema: Value) -> Self {
-        self.parameters = schema;
+        self.parameters = if self.strict {
+            openai::strict_schema(schema)
+        } else {
+            schema
+        };
+        self
+    }
+
+    /// Makes the tool strict: rewrites `parameters` into strict form (see
+    /// [`strict_schema`](openai::strict_schema): no property beyond those listed, every
+    /// property required, the optional ones nullable) and sets the `strict` flag.
+    ///
+    /// The rewritten schema is the one the model is shown and the one arguments are
+    /// validated against, so under strict a call with an extra field or a missing one is
+    /// answered with an invalid-arguments error. It cannot be undone.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use adk::ToolInfo;
+    /// use serde_json::json;
+    ///
+    /// let info = ToolInfo::new("weather", "Current weather")
+    ///     .parameters(json!({
+    ///         "type": "object",
+    ///         "properties": {"city": {"type": "string"}, "units": {"type": "string"}},
+    ///         "required": ["city"]
+    ///     }))
+    ///     .strict();
+    /// assert!(info.strict);
+    /// assert_eq!(info.parameters, json!({
+    ///     "type": "object",
+    ///     "properties": {"city": {"type": "string"}, "units": {"type": ["string", "null"]}},
+    ///     "required": ["city", "units"],
+    ///     "additionalProperties": false
+    /// }));
+    /// ```
+    pub fn strict(mut self) -> Self {
+        self.strict = true;
+        self.parameters = openai::strict_schema(self.parameters);
         self
     }
 }
@@ -178,6 +230,16 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
         }
+    }
+
+    /// An output whose text is `value` serialized as JSON, e.g. a typed tool's report.
+    ///
+    /// # Errors
+    ///
+    /// If `value` cannot be serialized as JSON (a map with non-string keys, a failing
+    /// `Serialize` impl).
+    pub fn json<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
+        serde_json::to_string(value).map(ToolOutput::new)
     }
 }
 
@@ -360,6 +422,19 @@ impl Tool {
     /// has the same effect as calling it once, so a failed call may be retried.
     pub fn idempotent(self, idempotent: bool) -> Self {
         self.map_parts(|parts| parts.idempotent = idempotent)
+    }
+
+    /// Makes the tool strict (see [`ToolInfo::strict`]): the model is shown, and the
+    /// arguments are validated against, the strict form of its parameter schema, which
+    /// rejects unknown fields and requires every field (optional ones as `null`).
+    ///
+    /// For a [typed tool](Tool::typed), a field the model may leave out should be an
+    /// `Option`: under strict the model sends `null` for it, which an `Option` reads as
+    /// `None` but a `#[serde(default)]` field of another type rejects.
+    pub fn strict(self) -> Self {
+        self.map_parts(|parts| {
+            parts.info = Arc::new(ToolInfo::clone(&parts.info).strict());
+        })
     }
 
     /// Whether the tool is marked idempotent.

@@ -1,0 +1,81 @@
+//! Typed tools through the public API: a tool from an async function of an arguments
+//! struct, its generated schema, the run's context it receives, invalid arguments the
+//! model is told about, and the export in OpenAI's function-calling format.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod end_to_end;
+mod invalid_arguments;
+mod openai_export;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tower_adk::{Message, ModelRequest, Tool, ToolContext};
+
+/// Where to look the weather up.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Location {
+    /// The city, e.g. "Oslo".
+    city: String,
+    /// The country, if the city name is ambiguous.
+    country: Option<String>,
+}
+
+/// The arguments of the `forecast` tool.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct ForecastArgs {
+    /// Where.
+    location: Location,
+    /// How many days ahead.
+    days: u32,
+    /// "celsius" or "fahrenheit"; celsius if absent.
+    units: Option<String>,
+}
+
+/// Put in the run's extensions by the caller; the model never sees it.
+#[derive(Debug, Clone, PartialEq)]
+struct Tenant(&'static str);
+
+/// A typed `forecast` tool that counts its calls and describes what it received.
+fn forecast_tool(calls: &Arc<AtomicUsize>) -> Tool {
+    let calls = Arc::clone(calls);
+    Tool::typed(
+        "forecast",
+        "The weather forecast for a place",
+        move |cx: ToolContext, args: ForecastArgs| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            async move {
+                let tenant = cx.extensions().get::<Tenant>().map_or("none", |t| t.0);
+                Ok::<_, std::convert::Infallible>(format!(
+                    "{} {}: tenant={tenant} city={} country={:?} days={} units={:?}",
+                    cx.tool_name(),
+                    cx.call_id(),
+                    args.location.city,
+                    args.location.country,
+                    args.days,
+                    args.units,
+                ))
+            }
+        },
+    )
+}
+
+/// The tool result that answers `call_id` in a model request, as `(content, is_error)`.
+fn tool_result(request: &ModelRequest, call_id: &str) -> (String, bool) {
+    request
+        .messages
+        .iter()
+        .find_map(|m| match m {
+            Message::Tool {
+                call_id: id,
+                content,
+                is_error,
+                ..
+            } if id == call_id => Some((content.clone(), *is_error)),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no tool result for {call_id} in {request:?}"))
+}
