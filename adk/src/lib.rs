@@ -70,7 +70,7 @@ pub use crate::handler::{BoxHandler, Handler, HandlerError, HandlerLayer, Hook, 
 pub use crate::handler::{HandlerService, StreamNext, ToolNext};
 pub use crate::message::{Message, Messages, ToolCall};
 pub use crate::model::{MessageAccumulator, ModelDelta, ModelOptions, ModelRequest, ModelResponse};
-pub use crate::tool::ToolStream;
+pub use crate::tool::{Finish, ToolStream};
 pub use crate::tool::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest,
 };

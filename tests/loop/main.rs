@@ -5,6 +5,7 @@
 
 mod cancel;
 mod errors;
+mod finish;
 mod iterations;
 mod parallel;
 mod results;

@@ -12,7 +12,7 @@ use tower::BoxError;
 use super::{AgentConfig, AgentEvent, ToolRecord};
 use crate::handler::{Chain, HandlerError};
 use crate::telemetry::{self, InSpan};
-use crate::{AgentError, ToolCall, ToolError, ToolRequest};
+use crate::{AgentError, Finish, ToolCall, ToolError, ToolRequest};
 
 /// What one call reports while it runs.
 pub(super) enum CallEvent {
@@ -57,6 +57,7 @@ fn run_call(
     let chain = chain.clone();
     let tool = config.tool(&call.name).cloned();
     let unknown = tool.is_none().then(|| unknown_tool(config, &call.name));
+    let returns_directly = unknown.is_none() && config.is_return_directly(&call.name);
     let extensions = Arc::clone(extensions);
     let span = telemetry::tool_span(&call.name, &call.id);
     let events = async_stream::stream! {
@@ -66,6 +67,7 @@ fn run_call(
             name: call.name.clone(),
         });
         let mut content = String::new();
+        let mut finish = None;
         let failure: Option<BoxError> = 'call: {
             let Some(tool) = tool else {
                 break 'call unknown.map(BoxError::from);
@@ -84,6 +86,7 @@ fn run_call(
                 match chain.invoke(request, tool).await {
                     Ok(output) => {
                         content = output.content;
+                        finish = output.finish;
                         break 'call None;
                     }
                     Err(error) => break 'call Some(error),
@@ -93,6 +96,7 @@ fn run_call(
                 Ok(chunks) => chunks,
                 Err(error) => break 'call Some(error),
             };
+            finish = chunks.take_finish();
             while let Some(chunk) = chunks.next().await {
                 match chunk {
                     Ok(chunk) => {
@@ -118,6 +122,10 @@ fn run_call(
         if let Some(error) = &error {
             telemetry::record_error(error.kind().as_str());
             content = error.to_model_text();
+            finish = None;
+        }
+        if returns_directly && finish.is_none() {
+            finish = Some(Finish::WithResult);
         }
         yield CallEvent::Done(index, ToolRecord {
             call_id: call.id,
@@ -126,6 +134,7 @@ fn run_call(
             content,
             error,
             latency: started.elapsed(),
+            finish,
         });
     };
     InSpan::new(events, span).boxed()

@@ -8,7 +8,7 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 
 use crate::telemetry::{self, InSpan};
-use crate::{AgentError, Message, Messages, ToolError};
+use crate::{AgentError, Finish, Message, Messages, ToolError};
 
 /// Something that happened during a run, in order.
 #[derive(Debug, Clone)]
@@ -57,6 +57,8 @@ pub struct ToolRecord {
     pub error: Option<ToolError>,
     /// How long the call took, from its start to its last chunk.
     pub latency: Duration,
+    /// Whether (and how) this call ends the run; see [`Finish`].
+    pub finish: Option<Finish>,
 }
 
 impl ToolRecord {

@@ -11,7 +11,7 @@ use super::{AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun, RunStat
 use crate::handler::Chain;
 use crate::telemetry::{self, InSpan};
 use crate::{AgentError, Message, MessageAccumulator, ModelDelta, ModelRequest, RunContext};
-use crate::{RunState, Tool, ToolInfo};
+use crate::{Finish, RunState, Tool, ToolInfo};
 
 pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
     AgentRun::new(async_stream::try_stream! {
@@ -86,12 +86,9 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                 }
                 Step::RunTools => {
                     let calls = state.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
-                    // The first call, in the model's order, of a return-directly tool wins.
-                    let direct = calls.iter().position(|c| {
-                        config.is_return_directly(&c.name) && config.tool(&c.name).is_some()
-                    });
+                    let turn = state.messages.len() - 1;
                     let mut finished = vec![None; calls.len()];
-                    let mut held = None;
+                    let mut winner: Option<usize> = None;
                     let mut events = exec::run_batch(
                         chain.clone(),
                         config.clone(),
@@ -110,29 +107,44 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                                 Err(AgentError::ToolFailed(Box::new(record)))?
                             }
                             CallEvent::Done(index, record) => {
-                                if Some(index) == direct {
-                                    held = Some(record.clone());
-                                } else {
-                                    yield AgentEvent::ToolResult(record.clone());
+                                // The first finishing call, in the model's order, wins:
+                                // the best candidate so far is held back, to come last.
+                                let mut emit = Some(index);
+                                if record.finish.is_some() && winner.is_none_or(|w| index < w) {
+                                    emit = winner.replace(index);
                                 }
                                 finished[index] = Some(record);
+                                if let Some(record) = emit.and_then(|i| finished[i].as_ref()) {
+                                    yield AgentEvent::ToolResult(record.clone());
+                                }
                             }
                         }
                     }
                     drop(events);
-                    if let Some(record) = held {
-                        yield AgentEvent::ToolResult(record);
+                    if let Some(record) = winner.and_then(|i| finished[i].as_ref()) {
+                        yield AgentEvent::ToolResult(record.clone());
                     }
-                    let messages = state.messages.to_mut();
-                    messages.extend(finished.iter().flatten().map(|r| r.to_message()));
-                    returned = direct.and_then(|i| finished[i].as_ref()).map(|r| r.to_message());
+
+                    state.messages.to_mut().extend(finished.iter().flatten().map(|r| r.to_message()));
+                    let winner = winner.and_then(|i| finished[i].as_ref());
+                    returned = winner.map(|record| match &record.finish {
+                        Some(Finish::WithTurnText) => Message::assistant(state.messages[turn].content()),
+                        Some(Finish::With(message)) => message.clone(),
+                        _ => record.to_message(),
+                    });
+                    // Return-directly tools are the topology's business; other finishes halt.
+                    let returned_directly = winner.is_some_and(|r| config.is_return_directly(&r.name));
                     if returned.is_none() && agent.on_tool_failure == ToolFailurePolicy::EndDegraded {
                         // The first failed call, in the model's order, ends the run.
                         returned = finished.iter().flatten().find(|r| !r.is_success()).map(|r| r.to_message());
                         degraded = returned.is_some();
                     }
                     records.extend(finished.into_iter().flatten());
-                    Outcome { tool_calls: true, returned_directly: returned.is_some(), halt: degraded }
+                    Outcome {
+                        tool_calls: true,
+                        returned_directly,
+                        halt: returned.is_some() && !returned_directly,
+                    }
                 }
             };
             at = graph.next(at, outcome);

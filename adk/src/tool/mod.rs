@@ -65,6 +65,7 @@ use tower::{BoxError, Layer, Service, ServiceExt};
 
 pub use self::error::{ToolError, ToolErrorKind};
 pub use self::typed::ToolContext;
+use crate::Message;
 use crate::handler::Continuation;
 
 /// What the model is told about a tool: its name, what it does, and its arguments.
@@ -217,11 +218,33 @@ impl fmt::Debug for ToolRequest {
     }
 }
 
-/// The whole result of an invoked tool: the text the model sees.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// The whole result of an invoked tool: the text the model sees, and whether the call
+/// ends the run.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
 pub struct ToolOutput {
     /// The output text.
     pub content: String,
+    /// Set when this call ends the run once the turn's calls are done; see [`Finish`].
+    pub finish: Option<Finish>,
+}
+
+/// How a tool call ends the run: the turn's other calls still finish, then the run
+/// completes with a final message chosen here, without another model call.
+///
+/// A tool or a wrapper sets it on a successful call with [`ToolOutput::finishing`] or
+/// [`ToolStream::finishing`]; the return-directly tools of a run get
+/// [`Finish::WithResult`] from the loop. When several calls of a turn finish the run, the
+/// first in the model's order wins, and its `ToolResult` event is the last of the turn.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Finish {
+    /// The call's own result is the final message.
+    WithResult,
+    /// The turn's assistant text is the final message (as a plain assistant message).
+    WithTurnText,
+    /// This message is the final message.
+    With(Message),
 }
 
 impl ToolOutput {
@@ -229,7 +252,14 @@ impl ToolOutput {
     pub fn new(content: impl Into<String>) -> Self {
         ToolOutput {
             content: content.into(),
+            finish: None,
         }
+    }
+
+    /// Makes this call end the run, as `finish` says, once the turn's calls are done.
+    pub fn finishing(mut self, finish: Finish) -> Self {
+        self.finish = Some(finish);
+        self
     }
 
     /// An output whose text is `value` serialized as JSON, e.g. a typed tool's report.
@@ -245,7 +275,7 @@ impl ToolOutput {
 
 impl From<String> for ToolOutput {
     fn from(content: String) -> Self {
-        ToolOutput { content }
+        ToolOutput::new(content)
     }
 }
 
@@ -257,9 +287,7 @@ impl From<&str> for ToolOutput {
 
 impl From<Value> for ToolOutput {
     fn from(value: Value) -> Self {
-        ToolOutput {
-            content: value.to_string(),
-        }
+        ToolOutput::new(value.to_string())
     }
 }
 
@@ -267,7 +295,10 @@ impl From<Value> for ToolOutput {
 ///
 /// The stream is lazy and has backpressure: a chunk is produced when the consumer (a
 /// wrapper, the loop, and in the end the caller reading the run's events) asks for it.
-pub struct ToolStream(BoxStream<'static, Result<String, BoxError>>);
+pub struct ToolStream {
+    chunks: BoxStream<'static, Result<String, BoxError>>,
+    finish: Option<Finish>,
+}
 
 impl ToolStream {
     /// Boxes a stream of chunks.
@@ -277,7 +308,10 @@ impl ToolStream {
         C: Into<String> + 'static,
         E: Into<BoxError> + 'static,
     {
-        ToolStream(stream.map_ok(Into::into).map_err(Into::into).boxed())
+        ToolStream {
+            chunks: stream.map_ok(Into::into).map_err(Into::into).boxed(),
+            finish: None,
+        }
     }
 
     /// A stream of chunks that cannot fail.
@@ -287,7 +321,9 @@ impl ToolStream {
         I::Item: Into<String>,
         I::IntoIter: Send + 'static,
     {
-        ToolStream(futures::stream::iter(chunks.into_iter().map(|c| Ok(c.into()))).boxed())
+        ToolStream::new(futures::stream::iter(
+            chunks.into_iter().map(|c| Ok::<String, BoxError>(c.into())),
+        ))
     }
 
     /// Transforms every chunk, lazily, as it passes.
@@ -295,7 +331,39 @@ impl ToolStream {
     where
         F: FnMut(String) -> String + Send + 'static,
     {
-        ToolStream(self.0.map_ok(f).boxed())
+        self.wrap(|chunks| chunks.map_ok(f))
+    }
+
+    /// Replaces the stream of chunks with one made from it (e.g. one that stops early),
+    /// keeping what the stream says about [finishing](Self::finishing) the run.
+    pub fn wrap<F, S, C, E>(self, f: F) -> Self
+    where
+        F: FnOnce(BoxStream<'static, Result<String, BoxError>>) -> S,
+        S: Stream<Item = Result<C, E>> + Send + 'static,
+        C: Into<String> + 'static,
+        E: Into<BoxError> + 'static,
+    {
+        let finish = self.finish;
+        ToolStream {
+            finish,
+            ..ToolStream::new(f(self.chunks))
+        }
+    }
+
+    /// Makes this call end the run, as `finish` says, once the stream is done (and if it
+    /// ends without an error) and the turn's other calls are done.
+    pub fn finishing(mut self, finish: Finish) -> Self {
+        self.finish = Some(finish);
+        self
+    }
+
+    /// How this call ends the run, if it does.
+    pub fn finish(&self) -> Option<&Finish> {
+        self.finish.as_ref()
+    }
+
+    pub(crate) fn take_finish(&mut self) -> Option<Finish> {
+        self.finish.take()
     }
 }
 
@@ -303,11 +371,11 @@ impl Stream for ToolStream {
     type Item = Result<String, BoxError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.0.poll_next_unpin(cx)
+        self.chunks.poll_next_unpin(cx)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.0.size_hint()
+        self.chunks.size_hint()
     }
 }
 
