@@ -67,12 +67,24 @@ pub enum AgentError {
         /// The duplicated name.
         name: String,
     },
+    /// The run took longer than the agent's run timeout; everything in flight was
+    /// cancelled.
+    #[error("the run did not finish within {limit:?}")]
+    Timeout {
+        /// The run timeout.
+        limit: std::time::Duration,
+    },
     /// The run's event stream ended without a result (it was polled after it ended).
     #[error("the run ended without a result")]
     Incomplete,
 }
 
 impl AgentError {
+    /// Whether the run was stopped by its run timeout.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, AgentError::Timeout { .. })
+    }
+
     /// Whether the run stopped at the iteration limit.
     pub fn is_max_iterations(&self) -> bool {
         matches!(self, AgentError::MaxIterations { .. })

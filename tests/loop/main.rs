@@ -10,6 +10,7 @@ mod iterations;
 mod parallel;
 mod results;
 mod return_directly;
+mod run_timeout;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

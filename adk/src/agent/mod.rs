@@ -60,6 +60,7 @@ use std::convert::Infallible;
 use std::fmt;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Service, ServiceExt};
@@ -95,6 +96,7 @@ struct AgentInner {
     max_iterations: usize,
     batch: BatchOptions,
     on_tool_failure: ToolFailurePolicy,
+    run_timeout: Option<Duration>,
     variants: Variants,
 }
 
@@ -116,6 +118,7 @@ impl Agent {
                 validate: true,
             },
             on_tool_failure: ToolFailurePolicy::default(),
+            run_timeout: None,
         }
     }
 
@@ -169,6 +172,7 @@ pub struct AgentBuilder {
     max_iterations: usize,
     batch: BatchOptions,
     on_tool_failure: ToolFailurePolicy,
+    run_timeout: Option<Duration>,
 }
 
 impl AgentBuilder {
@@ -237,6 +241,14 @@ impl AgentBuilder {
         self
     }
 
+    /// A deadline for each whole run, counted from its first poll. When it passes,
+    /// every model and tool call in flight is cancelled and the run ends with
+    /// [`AgentError::Timeout`](crate::AgentError::Timeout).
+    pub fn run_timeout(mut self, limit: Duration) -> Self {
+        self.run_timeout = Some(limit);
+        self
+    }
+
     /// Builds the agent.
     ///
     /// # Errors
@@ -271,6 +283,7 @@ impl AgentBuilder {
                 max_iterations: self.max_iterations,
                 batch: self.batch,
                 on_tool_failure: self.on_tool_failure,
+                run_timeout: self.run_timeout,
                 variants: Variants::default(),
             }),
         })

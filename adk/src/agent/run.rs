@@ -151,7 +151,16 @@ pub struct AgentResult {
 /// # }).unwrap();
 /// ```
 pub struct AgentRun {
-    events: InSpan<BoxStream<'static, Result<AgentEvent, AgentError>>>,
+    /// `None` once the run's deadline passed: everything in flight was dropped.
+    events: Option<InSpan<BoxStream<'static, Result<AgentEvent, AgentError>>>>,
+    deadline: Deadline,
+}
+
+/// The whole-run deadline: armed on the first poll, inside the caller's runtime.
+enum Deadline {
+    None,
+    Armed(Duration),
+    Running(Pin<Box<tokio::time::Sleep>>, Duration),
 }
 
 impl AgentRun {
@@ -163,9 +172,11 @@ impl AgentRun {
 
     pub(crate) fn new(
         events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
+        timeout: Option<Duration>,
     ) -> Self {
         AgentRun {
-            events: InSpan::new(events.boxed(), telemetry::run_span()),
+            events: Some(InSpan::new(events.boxed(), telemetry::run_span())),
+            deadline: timeout.map_or(Deadline::None, Deadline::Armed),
         }
     }
 }
@@ -174,7 +185,22 @@ impl Stream for AgentRun {
     type Item = Result<AgentEvent, AgentError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.events.poll_next_unpin(cx)
+        if let Deadline::Armed(limit) = self.deadline {
+            self.deadline = Deadline::Running(Box::pin(tokio::time::sleep(limit)), limit);
+        }
+        if let Deadline::Running(sleep, limit) = &mut self.deadline {
+            if sleep.as_mut().poll(cx).is_ready() {
+                let limit = *limit;
+                self.deadline = Deadline::None;
+                // Dropping the run's stream cancels every model and tool call in flight.
+                self.events = None;
+                return Poll::Ready(Some(Err(AgentError::Timeout { limit })));
+            }
+        }
+        match &mut self.events {
+            Some(events) => events.poll_next_unpin(cx),
+            None => Poll::Ready(None),
+        }
     }
 }
 

@@ -14,152 +14,156 @@ use crate::{AgentError, Message, MessageAccumulator, ModelDelta, ModelRequest, R
 use crate::{Finish, RunState, Tool, ToolInfo};
 
 pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
-    AgentRun::new(async_stream::try_stream! {
-        let (input, extensions, handlers) = request.into_parts();
-        let chain = Chain::new(handlers);
-        let mut cx = RunContext::new(extensions);
-        let config = chain.before_agent(&mut cx, agent.config.clone()).await?;
+    let timeout = agent.run_timeout;
+    AgentRun::new(
+        async_stream::try_stream! {
+            let (input, extensions, handlers) = request.into_parts();
+            let chain = Chain::new(handlers);
+            let mut cx = RunContext::new(extensions);
+            let config = chain.before_agent(&mut cx, agent.config.clone()).await?;
 
-        let tool_infos: Arc<[Arc<ToolInfo>]> = if config.shares_tools_with(&agent.config) {
-            Arc::clone(&agent.tool_infos)
-        } else {
-            if let Some(name) = config.duplicate_tool() {
-                Err(AgentError::DuplicateTool { name: name.to_owned() })?;
-            }
-            config.tools().iter().map(Tool::shared_info).collect()
-        };
-        let graph = agent.variants.get(config.key());
-
-        let mut history = input;
-        if !config.instruction().is_empty() {
-            history.to_mut().insert(0, Message::system(config.instruction()));
-        }
-        let mut state = RunState::new(history);
-
-        let mut records = Vec::new();
-        let mut returned: Option<Message> = None;
-        let mut degraded = false;
-        let mut iteration = 0;
-        let mut at = graph.entry();
-        loop {
-            let outcome = match graph.step(at) {
-                Step::End => break,
-                Step::CallModel => {
-                    if iteration == agent.max_iterations {
-                        Err(AgentError::MaxIterations { limit: agent.max_iterations })?;
-                    }
-                    iteration += 1;
-                    cx.set_iteration(iteration);
-                    chain.before_model(&mut cx, &mut state).await?;
-
-                    let mut request = ModelRequest::with_extensions(
-                        state.messages.clone(),
-                        Arc::clone(&tool_infos),
-                        cx.shared_extensions(),
-                    );
-                    request.options = agent.options.clone();
-                    let span = telemetry::model_span(iteration, tool_infos.len());
-                    let response = InSpan::new(chain.model(request, agent.model.clone()), span)
-                        .await
-                        .map_err(AgentError::from_chain)?;
-                    let mut deltas = response.into_stream();
-                    let mut reply = MessageAccumulator::default();
-                    while let Some(delta) = deltas.next().await {
-                        match delta.map_err(AgentError::Model)? {
-                            ModelDelta::Text(text) => {
-                                reply.push_text(&text);
-                                yield AgentEvent::TextDelta(text);
-                            }
-                            other => reply.push(other),
-                        }
-                    }
-                    drop(deltas);
-                    state.messages.push(reply.finish());
-
-                    chain.after_model(&mut cx, &mut state).await?;
-                    let routed = state.messages.last().cloned();
-                    let tool_calls = routed.as_ref().is_some_and(|m| !m.tool_calls().is_empty());
-                    if let Some(message) = routed {
-                        yield AgentEvent::Message(message);
-                    }
-                    Outcome { tool_calls, ..Outcome::default() }
+            let tool_infos: Arc<[Arc<ToolInfo>]> = if config.shares_tools_with(&agent.config) {
+                Arc::clone(&agent.tool_infos)
+            } else {
+                if let Some(name) = config.duplicate_tool() {
+                    Err(AgentError::DuplicateTool { name: name.to_owned() })?;
                 }
-                Step::RunTools => {
-                    let calls = state.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
-                    let turn = state.messages.len() - 1;
-                    let mut finished = vec![None; calls.len()];
-                    let mut winner: Option<usize> = None;
-                    let mut events = exec::run_batch(
-                        chain.clone(),
-                        config.clone(),
-                        cx.shared_extensions(),
-                        calls,
-                        agent.batch,
-                    );
-                    while let Some(event) = events.next().await {
-                        match event {
-                            CallEvent::Event(event) => yield event,
-                            CallEvent::Fatal(error) => Err(error)?,
-                            CallEvent::Done(_, record)
-                                if !record.is_success()
-                                    && agent.on_tool_failure == ToolFailurePolicy::FailRun =>
-                            {
-                                Err(AgentError::ToolFailed(Box::new(record)))?
-                            }
-                            CallEvent::Done(index, record) => {
-                                // The first finishing call, in the model's order, wins:
-                                // the best candidate so far is held back, to come last.
-                                let mut emit = Some(index);
-                                if record.finish.is_some() && winner.is_none_or(|w| index < w) {
-                                    emit = winner.replace(index);
-                                }
-                                finished[index] = Some(record);
-                                if let Some(record) = emit.and_then(|i| finished[i].as_ref()) {
-                                    yield AgentEvent::ToolResult(record.clone());
-                                }
-                            }
-                        }
-                    }
-                    drop(events);
-                    if let Some(record) = winner.and_then(|i| finished[i].as_ref()) {
-                        yield AgentEvent::ToolResult(record.clone());
-                    }
-
-                    state.messages.to_mut().extend(finished.iter().flatten().map(|r| r.to_message()));
-                    let winner = winner.and_then(|i| finished[i].as_ref());
-                    returned = winner.map(|record| match &record.finish {
-                        Some(Finish::WithTurnText) => Message::assistant(state.messages[turn].content()),
-                        Some(Finish::With(message)) => message.clone(),
-                        _ => record.to_message(),
-                    });
-                    // Return-directly tools are the topology's business; other finishes halt.
-                    let returned_directly = winner.is_some_and(|r| config.is_return_directly(&r.name));
-                    if returned.is_none() && agent.on_tool_failure == ToolFailurePolicy::EndDegraded {
-                        // The first failed call, in the model's order, ends the run.
-                        returned = finished.iter().flatten().find(|r| !r.is_success()).map(|r| r.to_message());
-                        degraded = returned.is_some();
-                    }
-                    records.extend(finished.into_iter().flatten());
-                    Outcome {
-                        tool_calls: true,
-                        returned_directly,
-                        halt: returned.is_some() && !returned_directly,
-                    }
-                }
+                config.tools().iter().map(Tool::shared_info).collect()
             };
-            at = graph.next(at, outcome);
-        }
+            let graph = agent.variants.get(config.key());
 
-        chain.after_agent(&mut cx, &mut state).await?;
-        let final_message = returned
-            .or_else(|| state.messages.last().cloned())
-            .unwrap_or_else(|| Message::assistant(""));
-        yield AgentEvent::Completed(AgentResult {
-            status: if degraded { RunStatus::Degraded } else { RunStatus::Completed },
-            final_message,
-            messages: state.messages,
-            tool_records: records,
-            iterations: iteration,
-        });
-    })
+            let mut history = input;
+            if !config.instruction().is_empty() {
+                history.to_mut().insert(0, Message::system(config.instruction()));
+            }
+            let mut state = RunState::new(history);
+
+            let mut records = Vec::new();
+            let mut returned: Option<Message> = None;
+            let mut degraded = false;
+            let mut iteration = 0;
+            let mut at = graph.entry();
+            loop {
+                let outcome = match graph.step(at) {
+                    Step::End => break,
+                    Step::CallModel => {
+                        if iteration == agent.max_iterations {
+                            Err(AgentError::MaxIterations { limit: agent.max_iterations })?;
+                        }
+                        iteration += 1;
+                        cx.set_iteration(iteration);
+                        chain.before_model(&mut cx, &mut state).await?;
+
+                        let mut request = ModelRequest::with_extensions(
+                            state.messages.clone(),
+                            Arc::clone(&tool_infos),
+                            cx.shared_extensions(),
+                        );
+                        request.options = agent.options.clone();
+                        let span = telemetry::model_span(iteration, tool_infos.len());
+                        let response = InSpan::new(chain.model(request, agent.model.clone()), span)
+                            .await
+                            .map_err(AgentError::from_chain)?;
+                        let mut deltas = response.into_stream();
+                        let mut reply = MessageAccumulator::default();
+                        while let Some(delta) = deltas.next().await {
+                            match delta.map_err(AgentError::Model)? {
+                                ModelDelta::Text(text) => {
+                                    reply.push_text(&text);
+                                    yield AgentEvent::TextDelta(text);
+                                }
+                                other => reply.push(other),
+                            }
+                        }
+                        drop(deltas);
+                        state.messages.push(reply.finish());
+
+                        chain.after_model(&mut cx, &mut state).await?;
+                        let routed = state.messages.last().cloned();
+                        let tool_calls = routed.as_ref().is_some_and(|m| !m.tool_calls().is_empty());
+                        if let Some(message) = routed {
+                            yield AgentEvent::Message(message);
+                        }
+                        Outcome { tool_calls, ..Outcome::default() }
+                    }
+                    Step::RunTools => {
+                        let calls = state.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
+                        let turn = state.messages.len() - 1;
+                        let mut finished = vec![None; calls.len()];
+                        let mut winner: Option<usize> = None;
+                        let mut events = exec::run_batch(
+                            chain.clone(),
+                            config.clone(),
+                            cx.shared_extensions(),
+                            calls,
+                            agent.batch,
+                        );
+                        while let Some(event) = events.next().await {
+                            match event {
+                                CallEvent::Event(event) => yield event,
+                                CallEvent::Fatal(error) => Err(error)?,
+                                CallEvent::Done(_, record)
+                                    if !record.is_success()
+                                        && agent.on_tool_failure == ToolFailurePolicy::FailRun =>
+                                {
+                                    Err(AgentError::ToolFailed(Box::new(record)))?
+                                }
+                                CallEvent::Done(index, record) => {
+                                    // The first finishing call, in the model's order, wins:
+                                    // the best candidate so far is held back, to come last.
+                                    let mut emit = Some(index);
+                                    if record.finish.is_some() && winner.is_none_or(|w| index < w) {
+                                        emit = winner.replace(index);
+                                    }
+                                    finished[index] = Some(record);
+                                    if let Some(record) = emit.and_then(|i| finished[i].as_ref()) {
+                                        yield AgentEvent::ToolResult(record.clone());
+                                    }
+                                }
+                            }
+                        }
+                        drop(events);
+                        if let Some(record) = winner.and_then(|i| finished[i].as_ref()) {
+                            yield AgentEvent::ToolResult(record.clone());
+                        }
+
+                        state.messages.to_mut().extend(finished.iter().flatten().map(|r| r.to_message()));
+                        let winner = winner.and_then(|i| finished[i].as_ref());
+                        returned = winner.map(|record| match &record.finish {
+                            Some(Finish::WithTurnText) => Message::assistant(state.messages[turn].content()),
+                            Some(Finish::With(message)) => message.clone(),
+                            _ => record.to_message(),
+                        });
+                        // Return-directly tools are the topology's business; other finishes halt.
+                        let returned_directly = winner.is_some_and(|r| config.is_return_directly(&r.name));
+                        if returned.is_none() && agent.on_tool_failure == ToolFailurePolicy::EndDegraded {
+                            // The first failed call, in the model's order, ends the run.
+                            returned = finished.iter().flatten().find(|r| !r.is_success()).map(|r| r.to_message());
+                            degraded = returned.is_some();
+                        }
+                        records.extend(finished.into_iter().flatten());
+                        Outcome {
+                            tool_calls: true,
+                            returned_directly,
+                            halt: returned.is_some() && !returned_directly,
+                        }
+                    }
+                };
+                at = graph.next(at, outcome);
+            }
+
+            chain.after_agent(&mut cx, &mut state).await?;
+            let final_message = returned
+                .or_else(|| state.messages.last().cloned())
+                .unwrap_or_else(|| Message::assistant(""));
+            yield AgentEvent::Completed(AgentResult {
+                status: if degraded { RunStatus::Degraded } else { RunStatus::Completed },
+                final_message,
+                messages: state.messages,
+                tool_records: records,
+                iterations: iteration,
+            });
+        },
+        timeout,
+    )
 }
