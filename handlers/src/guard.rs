@@ -1,6 +1,7 @@
 //! The whole tool pipeline in one handler, in a fixed order.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use adk::{
     BoxError, Handler, StreamNext, ToolError, ToolNext, ToolOutput, ToolRequest, ToolStream,
@@ -89,7 +90,7 @@ use crate::{
 /// # Ok::<_, Box<dyn std::error::Error>>(())
 /// # }).unwrap();
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ToolGuard<P = AllowAll> {
     gate: PolicyGate<P>,
     pre: Vec<MapArguments>,
@@ -231,5 +232,17 @@ impl<P: Policy> Handler for ToolGuard<P> {
     ) -> Result<ToolStream, BoxError> {
         let request = self.before_tool(request).await?;
         Ok(self.after_stream(next.run(request).await?))
+    }
+}
+
+impl<P> fmt::Debug for ToolGuard<P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolGuard")
+            .field("policy", &self.gate)
+            .field("pre", &self.pre)
+            .field("post", &self.post)
+            .field("limit", &self.limit)
+            .field("envelope", &self.envelope)
+            .finish()
     }
 }

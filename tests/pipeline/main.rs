@@ -21,6 +21,24 @@ use tower_adk::{
     ToolRequest,
 };
 
+#[test]
+fn the_pipeline_handlers_are_send_sync_and_debug_whatever_their_closures() {
+    use tower_adk::handlers::*;
+    fn assert_handler<T: tower_adk::Handler + Send + Sync + std::fmt::Debug>(_: &T) {}
+    fn assert_send_sync<T: Send + Sync>() {}
+
+    let gate = policy(|_| Decision::Allow).approver(|_, _| async { Approval::Approve });
+    assert_handler(&gate);
+    assert_handler(&policy_async(|_| async { Decision::Allow }));
+    assert_handler(&map_arguments(|_| {}));
+    assert_handler(&map_output(|text| text));
+    assert_handler(&max_output_bytes(1));
+    assert_handler(&untrusted_envelope());
+    assert_handler(&ToolGuard::new().policy(gate));
+    assert_send_sync::<Decision>();
+    assert_send_sync::<Approval>();
+}
+
 /// The schema of the test tools: `{"n": integer}`, `n` required.
 fn n_schema() -> Value {
     json!({
