@@ -11,6 +11,19 @@
 //! | [`wrap_tool_invoke`] / [`wrap_tool_stream`] | tool wrappers | wraps each tool call with an async closure |
 //! | [`model_layer`], [`tool_layer`], [`tool_stream_layer`] | wrappers | any `tower::Layer` around each model or tool call |
 //! | [`CallLimits`] | all | limits the model calls, tool calls and calls per tool of a run |
+//! | [`policy`] / [`policy_async`] ([`PolicyGate`]) | tool wrappers | allows, denies, rewrites or asks an approver about each call |
+//! | [`map_arguments`] | tool wrappers | transforms the arguments before the tool (re-validated) |
+//! | [`map_output`] / [`map_output_chunks`] | tool wrappers | transforms the output after the tool |
+//! | [`max_output_bytes`] / [`max_output_chars`] | tool wrappers | caps the output, marking the cut; stops a stream at the cap |
+//! | [`untrusted_envelope`] | tool wrappers | marks the output as untrusted data the tool cannot break out of |
+//! | [`tool_guard`] ([`ToolGuard`]) | tool wrappers | all of the above in one handler, in a fixed order |
+//!
+//! # The tool pipeline
+//!
+//! The tool-call handlers are usable alone; [`ToolGuard`] puts them in one handler, in
+//! the documented order, by construction: the core validates the arguments, then the
+//! policy, the argument transforms, the other tool wrappers, the tool, the output
+//! transforms, the limit and the envelope. Register it first; see [`ToolGuard`].
 //!
 //! # Example
 //!
@@ -47,20 +60,35 @@
 
 mod add_tools;
 mod call_limits;
+mod envelope;
+mod guard;
 mod history;
 mod instruction;
 mod layers;
+mod map_arguments;
+mod map_output;
 mod model_wrap;
+mod output_limit;
+mod policy;
 mod return_directly;
+mod revalidate;
 mod tool_filter;
 mod tool_wrap;
 
 pub use crate::add_tools::{AddTools, add_tools};
 pub use crate::call_limits::{CallLimitExceeded, CallLimits, OnLimit};
+pub use crate::envelope::{DEFAULT_NOTE, UntrustedEnvelope, untrusted_envelope};
+pub use crate::guard::{ToolGuard, tool_guard};
 pub use crate::history::{AfterModelFn, BeforeModelFn, after_model, before_model};
 pub use crate::instruction::{Instruction, InstructionFn, instruction, instruction_fn};
 pub use crate::layers::{model_layer, tool_layer, tool_stream_layer};
+pub use crate::map_arguments::{MapArguments, map_arguments};
+pub use crate::map_output::{MapOutput, map_output, map_output_chunks};
 pub use crate::model_wrap::{WrapModelFn, wrap_model};
+pub use crate::output_limit::{OutputLimit, max_output_bytes, max_output_chars};
+pub use crate::policy::{
+    AllowAll, Approval, AsyncPolicy, Decision, Policy, PolicyGate, policy, policy_async,
+};
 pub use crate::return_directly::{ReturnDirectly, return_directly};
 pub use crate::tool_filter::{ToolFilter, filter_tools};
 pub use crate::tool_wrap::{
