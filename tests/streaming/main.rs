@@ -3,6 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod filler;
 mod model_text;
 mod tool_chunks;
 

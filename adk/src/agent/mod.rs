@@ -97,6 +97,7 @@ struct AgentInner {
     batch: BatchOptions,
     on_tool_failure: ToolFailurePolicy,
     run_timeout: Option<Duration>,
+    filler_messages: bool,
     variants: Variants,
 }
 
@@ -119,6 +120,7 @@ impl Agent {
             },
             on_tool_failure: ToolFailurePolicy::default(),
             run_timeout: None,
+            filler_messages: true,
         }
     }
 
@@ -173,6 +175,7 @@ pub struct AgentBuilder {
     batch: BatchOptions,
     on_tool_failure: ToolFailurePolicy,
     run_timeout: Option<Duration>,
+    filler_messages: bool,
 }
 
 impl AgentBuilder {
@@ -249,6 +252,13 @@ impl AgentBuilder {
         self
     }
 
+    /// Whether the text of a reply that also calls tools is emitted as an
+    /// [`AgentEvent::Filler`] before the tools run (default: yes).
+    pub fn filler_messages(mut self, on: bool) -> Self {
+        self.filler_messages = on;
+        self
+    }
+
     /// Builds the agent.
     ///
     /// # Errors
@@ -284,6 +294,7 @@ impl AgentBuilder {
                 batch: self.batch,
                 on_tool_failure: self.on_tool_failure,
                 run_timeout: self.run_timeout,
+                filler_messages: self.filler_messages,
                 variants: Variants::default(),
             }),
         })

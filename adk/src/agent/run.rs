@@ -8,7 +8,7 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 
 use crate::telemetry::{self, InSpan};
-use crate::{AgentError, Finish, Message, Messages, ToolError};
+use crate::{AgentError, Finish, Locals, Message, Messages, ToolError};
 
 /// Something that happened during a run, in order.
 #[derive(Debug, Clone)]
@@ -20,6 +20,11 @@ pub enum AgentEvent {
     /// The model's whole reply for one turn, as rewritten by the `after_model` hooks: the
     /// message the loop routes on.
     Message(Message),
+    /// The text of a reply that also calls tools ("Let me look that up."), marked as
+    /// intermediate: it comes after the reply's [`AgentEvent::Message`] and before the
+    /// turn's tools run, so a UI can show it while they work. Switched off with
+    /// [`AgentBuilder::filler_messages`](super::AgentBuilder::filler_messages).
+    Filler(String),
     /// A tool call started.
     ToolCallStarted {
         /// The call id.
@@ -122,6 +127,8 @@ pub struct AgentResult {
     pub tool_records: Vec<ToolRecord>,
     /// How many model calls the run made.
     pub iterations: usize,
+    /// The run-local values at the end of the run (e.g. filled slots).
+    pub locals: Locals,
 }
 
 /// A run of an agent: a stream of [`AgentEvent`]s that can also be awaited to its final

@@ -82,7 +82,12 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                         let routed = state.messages.last().cloned();
                         let tool_calls = routed.as_ref().is_some_and(|m| !m.tool_calls().is_empty());
                         if let Some(message) = routed {
+                            let filler = agent.filler_messages && tool_calls && !message.content().is_empty();
+                            let text = filler.then(|| message.content().to_owned());
                             yield AgentEvent::Message(message);
+                            if let Some(text) = text {
+                                yield AgentEvent::Filler(text);
+                            }
                         }
                         Outcome { tool_calls, ..Outcome::default() }
                     }
@@ -162,6 +167,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                 messages: state.messages,
                 tool_records: records,
                 iterations: iteration,
+                locals: std::mem::take(cx.locals_mut()),
             });
         },
         timeout,
