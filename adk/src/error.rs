@@ -147,6 +147,17 @@ pub enum BuildError {
         /// What is wrong with the schema.
         reason: String,
     },
+    /// A tool source was given both an include list and an exclude list.
+    #[error("tool source `{0}` has both an include list and an exclude list")]
+    IncludeAndExclude(String),
+    /// A tool source's include or exclude list names a tool the source does not have.
+    #[error("tool source `{set}` has no tool named `{tool}`")]
+    UnknownToolInSet {
+        /// The source.
+        set: String,
+        /// The unknown name.
+        tool: String,
+    },
     /// The cap on parallel tool calls is zero.
     #[error("the cap on parallel tool calls must be at least 1")]
     ZeroParallelism,

@@ -6,6 +6,7 @@
 mod failures;
 mod middleware;
 mod records;
+mod sets;
 mod wrappers;
 
 use std::convert::Infallible;

@@ -73,6 +73,7 @@ pub use self::run::{
     AgentEvent, AgentResult, AgentRun, RunResult, RunStatus, ToolFailurePolicy, ToolRecord,
 };
 use crate::model::{BoxModel, ModelOptions};
+use crate::tool::ToolSet;
 use crate::{BuildError, ModelRequest, ModelResponse, Tool, ToolInfo};
 
 /// The default limit on model calls per run.
@@ -121,6 +122,7 @@ impl Agent {
             on_tool_failure: ToolFailurePolicy::default(),
             run_timeout: None,
             filler_messages: true,
+            tool_sets: Vec::new(),
         }
     }
 
@@ -176,6 +178,7 @@ pub struct AgentBuilder {
     on_tool_failure: ToolFailurePolicy,
     run_timeout: Option<Duration>,
     filler_messages: bool,
+    tool_sets: Vec<ToolSet>,
 }
 
 impl AgentBuilder {
@@ -194,6 +197,13 @@ impl AgentBuilder {
     /// Adds tools.
     pub fn tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
         self.config.tools_mut().extend(tools);
+        self
+    }
+
+    /// Adds the tools of a source that pass its include or exclude list; the lists are
+    /// checked when the agent is built.
+    pub fn tool_set(mut self, set: ToolSet) -> Self {
+        self.tool_sets.push(set);
         self
     }
 
@@ -264,8 +274,12 @@ impl AgentBuilder {
     /// # Errors
     ///
     /// Two tools with the same name, a tool whose parameter schema is not a valid JSON
-    /// Schema, a zero iteration limit or a zero parallelism cap.
-    pub fn build(self) -> Result<Agent, BuildError> {
+    /// Schema, a tool source with both lists or an unknown name in one, a zero iteration
+    /// limit or a zero parallelism cap.
+    pub fn build(mut self) -> Result<Agent, BuildError> {
+        for set in std::mem::take(&mut self.tool_sets) {
+            self.config.tools_mut().extend(set.into_tools()?);
+        }
         if let Some(name) = self.config.duplicate_tool() {
             return Err(BuildError::DuplicateTool(name.to_owned()));
         }

@@ -47,6 +47,7 @@
 
 mod error;
 pub mod openai;
+mod set;
 mod typed;
 
 use std::fmt;
@@ -64,6 +65,7 @@ use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
 pub use self::error::{ToolError, ToolErrorKind};
+pub use self::set::ToolSet;
 pub use self::typed::ToolContext;
 use crate::Message;
 use crate::handler::Continuation;
