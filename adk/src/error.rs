@@ -57,6 +57,9 @@ pub enum AgentError {
         /// The limit that was reached.
         limit: usize,
     },
+    /// A custom tool executor (see [`ToolExecutor`](crate::agent::ToolExecutor)) failed.
+    #[error("the tool executor failed: {0}")]
+    Executor(#[source] BoxError),
     /// A tool call failed and the agent's failure policy is
     /// [`ToolFailurePolicy::FailRun`](crate::ToolFailurePolicy::FailRun).
     #[error("tool `{}` failed: {}", .0.name, .0.content)]
@@ -95,6 +98,25 @@ impl AgentError {
         match self {
             AgentError::Handler(e) => Some(e),
             _ => None,
+        }
+    }
+
+    /// Boxes the error so that [`AgentError::from_chain`] gives it back.
+    pub(crate) fn into_chain(self) -> BoxError {
+        match self {
+            AgentError::Handler(error) => Box::new(error),
+            other => Box::new(other),
+        }
+    }
+
+    /// The error of a custom tool executor.
+    pub(crate) fn from_executor(error: BoxError) -> Self {
+        match error.downcast::<HandlerError>() {
+            Ok(e) => AgentError::Handler(*e),
+            Err(e) => match e.downcast::<AgentError>() {
+                Ok(e) => *e,
+                Err(e) => AgentError::Executor(e),
+            },
         }
     }
 

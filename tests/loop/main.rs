@@ -5,6 +5,7 @@
 
 mod cancel;
 mod errors;
+mod executor;
 mod finish;
 mod iterations;
 mod parallel;

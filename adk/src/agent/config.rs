@@ -4,6 +4,7 @@ use std::sync::Arc;
 use crate::Tool;
 
 use super::compile::LoopKey;
+use super::executor::{SharedExecutor, ToolExecutor};
 
 /// What a run is configured with: the instruction, the tools, and which tools end the
 /// run with their result.
@@ -37,6 +38,7 @@ pub struct AgentConfig {
     instruction: Arc<str>,
     tools: Arc<Vec<Tool>>,
     return_directly: Arc<BTreeSet<String>>,
+    executor: Option<SharedExecutor>,
 }
 
 impl AgentConfig {
@@ -130,6 +132,25 @@ impl AgentConfig {
                 set.remove(&name);
             }
         }
+    }
+
+    /// Installs an executor for the run's batches of tool calls; see [`ToolExecutor`].
+    pub fn set_executor(&mut self, executor: impl ToolExecutor) {
+        self.executor = Some(SharedExecutor(Arc::new(executor)));
+    }
+
+    /// Removes the installed executor: the default one runs the calls.
+    pub fn clear_executor(&mut self) {
+        self.executor = None;
+    }
+
+    /// Whether an executor is installed.
+    pub fn has_executor(&self) -> bool {
+        self.executor.is_some()
+    }
+
+    pub(crate) fn executor(&self) -> Option<&SharedExecutor> {
+        self.executor.as_ref()
     }
 
     pub(crate) fn key(&self) -> LoopKey {

@@ -39,11 +39,11 @@ pub(super) fn run_batch(
 
 /// How the agent runs a batch of calls.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct BatchOptions {
+pub(crate) struct BatchOptions {
     /// The most calls at a time; `None` for all.
-    pub(super) parallel: Option<usize>,
+    pub(crate) parallel: Option<usize>,
     /// Whether arguments are checked against the tool's schema before the wrappers.
-    pub(super) validate: bool,
+    pub(crate) validate: bool,
 }
 
 fn run_call(
@@ -135,6 +135,7 @@ fn run_call(
             error,
             latency: started.elapsed(),
             finish,
+            purpose: None,
         });
     };
     InSpan::new(events, span).boxed()

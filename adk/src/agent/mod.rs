@@ -52,6 +52,7 @@
 mod compile;
 mod config;
 mod exec;
+mod executor;
 mod request;
 mod run;
 mod runner;
@@ -68,6 +69,7 @@ use tower::{BoxError, Service, ServiceExt};
 use self::compile::Variants;
 pub use self::config::AgentConfig;
 use self::exec::BatchOptions;
+pub use self::executor::{DefaultExecutor, ToolBatch, ToolExecutor};
 pub use self::request::AgentRequest;
 pub use self::run::{
     AgentEvent, AgentResult, AgentRun, RunResult, RunStatus, ToolFailurePolicy, ToolRecord,

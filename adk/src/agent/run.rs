@@ -8,7 +8,7 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 
 use crate::telemetry::{self, InSpan};
-use crate::{AgentError, Finish, Locals, Message, Messages, ToolError};
+use crate::{AgentError, Finish, Locals, Message, Messages, ToolCall, ToolError};
 
 /// Something that happened during a run, in order.
 #[derive(Debug, Clone)]
@@ -49,6 +49,7 @@ pub enum AgentEvent {
 
 /// The record of one tool execution.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ToolRecord {
     /// The call id.
     pub call_id: String,
@@ -64,9 +65,41 @@ pub struct ToolRecord {
     pub latency: Duration,
     /// Whether (and how) this call ends the run; see [`Finish`].
     pub finish: Option<Finish>,
+    /// Why the call was made, when a planner or an executor says so.
+    pub purpose: Option<String>,
 }
 
 impl ToolRecord {
+    /// A successful call with this output, e.g. answered by a custom
+    /// [`ToolExecutor`](super::ToolExecutor) without running the tool.
+    pub fn success(call: &ToolCall, content: impl Into<String>) -> Self {
+        ToolRecord {
+            call_id: call.id.clone(),
+            name: call.name.clone(),
+            arguments: call.arguments.clone(),
+            content: content.into(),
+            error: None,
+            latency: Duration::ZERO,
+            finish: None,
+            purpose: None,
+        }
+    }
+
+    /// A failed call; the model sees the error's text.
+    pub fn failure(call: &ToolCall, error: ToolError) -> Self {
+        ToolRecord {
+            content: error.to_model_text(),
+            error: Some(error),
+            ..ToolRecord::success(call, "")
+        }
+    }
+
+    /// Says why the call was made.
+    pub fn with_purpose(mut self, purpose: impl Into<String>) -> Self {
+        self.purpose = Some(purpose.into());
+        self
+    }
+
     /// Whether the call succeeded.
     pub fn is_success(&self) -> bool {
         self.error.is_none()
