@@ -10,6 +10,7 @@
 //! | [`wrap_model`] | `wrap_model` | wraps each model call with an async closure |
 //! | [`wrap_tool_invoke`] / [`wrap_tool_stream`] | tool wrappers | wraps each tool call with an async closure |
 //! | [`model_layer`], [`tool_layer`], [`tool_stream_layer`] | wrappers | any `tower::Layer` around each model or tool call |
+//! | [`ToolTimeout`] | tool wrappers | a deadline per call, an idle timeout between stream chunks; default and per tool |
 //!
 //! # Example
 //!
@@ -50,6 +51,7 @@ mod instruction;
 mod layers;
 mod model_wrap;
 mod return_directly;
+pub mod timeout;
 mod tool_filter;
 mod tool_wrap;
 
@@ -59,6 +61,7 @@ pub use crate::instruction::{Instruction, InstructionFn, instruction, instructio
 pub use crate::layers::{model_layer, tool_layer, tool_stream_layer};
 pub use crate::model_wrap::{WrapModelFn, wrap_model};
 pub use crate::return_directly::{ReturnDirectly, return_directly};
+pub use crate::timeout::{Timeouts, ToolTimeout};
 pub use crate::tool_filter::{ToolFilter, filter_tools};
 pub use crate::tool_wrap::{
     WrapToolInvokeFn, WrapToolStreamFn, wrap_tool_invoke, wrap_tool_stream,
