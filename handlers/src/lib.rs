@@ -11,6 +11,7 @@
 //! | [`wrap_tool_invoke`] / [`wrap_tool_stream`] | tool wrappers | wraps each tool call with an async closure |
 //! | [`model_layer`], [`tool_layer`], [`tool_stream_layer`] | wrappers | any `tower::Layer` around each model or tool call |
 //! | [`ToolTimeout`] | tool wrappers | a deadline per call, an idle timeout between stream chunks; default and per tool |
+//! | [`ToolRetry`] | tool wrappers | retries idempotent tools on infrastructure errors, with a [`RetryPolicy`] (attempts, budget, backoff) |
 //!
 //! # Example
 //!
@@ -50,6 +51,7 @@ mod history;
 mod instruction;
 mod layers;
 mod model_wrap;
+pub mod retry;
 mod return_directly;
 pub mod timeout;
 mod tool_filter;
@@ -60,6 +62,7 @@ pub use crate::history::{AfterModelFn, BeforeModelFn, after_model, before_model}
 pub use crate::instruction::{Instruction, InstructionFn, instruction, instruction_fn};
 pub use crate::layers::{model_layer, tool_layer, tool_stream_layer};
 pub use crate::model_wrap::{WrapModelFn, wrap_model};
+pub use crate::retry::{RetryPolicy, ToolRetry};
 pub use crate::return_directly::{ReturnDirectly, return_directly};
 pub use crate::timeout::{Timeouts, ToolTimeout};
 pub use crate::tool_filter::{ToolFilter, filter_tools};
