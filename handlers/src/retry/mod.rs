@@ -136,7 +136,8 @@ where
         request: ToolRequest,
         next: StreamNext,
     ) -> impl Future<Output = Result<ToolStream, BoxError>> + Send {
-        let attempt = tower::service_fn(move |request| open_until_first_chunk(next.clone(), request));
+        let attempt =
+            tower::service_fn(move |request| open_until_first_chunk(next.clone(), request));
         Retry::new(self.policy.clone(), attempt).oneshot(request)
     }
 }

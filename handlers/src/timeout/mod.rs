@@ -221,10 +221,8 @@ impl Handler for ToolTimeout {
     ) -> impl Future<Output = Result<ToolStream, BoxError>> + Send {
         let timeouts = self.timeouts_for(&request.name);
         let started = Instant::now();
-        let opening = ResponseFuture::new(
-            next.run(request),
-            timeouts.first_deadline(started, true),
-        );
+        let opening =
+            ResponseFuture::new(next.run(request), timeouts.first_deadline(started, true));
         async move {
             let stream = opening.await?;
             if timeouts == Timeouts::new() {

@@ -79,3 +79,53 @@ impl Stream for TimeoutStream {
         Poll::Pending
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use futures::stream;
+
+    use super::*;
+
+    /// Sets its flag when dropped.
+    struct Guard(Arc<AtomicBool>);
+
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    #[tokio::test]
+    async fn the_tool_stream_is_dropped_as_soon_as_the_timeout_error_is_yielded() {
+        let dropped = Arc::new(AtomicBool::new(false));
+        let guard = Guard(Arc::clone(&dropped));
+        let stalled = stream::iter([Ok::<_, BoxError>("a")])
+            .chain(stream::pending())
+            .map(move |chunk| {
+                let _holds = &guard;
+                chunk
+            });
+        let idle = Duration::from_millis(10);
+        let mut timed = std::pin::pin!(TimeoutStream::new(
+            ToolStream::new(stalled),
+            None,
+            Some(idle)
+        ));
+
+        assert_eq!(timed.next().await.unwrap().unwrap(), "a");
+        assert!(!dropped.load(Ordering::SeqCst));
+        let error = timed.next().await.unwrap().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "timeout: idle timeout: no output for 10ms; the call was cancelled"
+        );
+        // Dropped while the timed stream itself is still alive, and then it ends.
+        assert!(dropped.load(Ordering::SeqCst));
+        assert!(timed.next().await.is_none());
+    }
+}
