@@ -259,3 +259,21 @@ async fn a_per_tool_idle_timeout_overrides_the_default_for_streams() {
         "idle timeout: no output for 3s; the call was cancelled"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_limit_too_long_for_the_clock_is_no_limit() {
+    let dropped = Dropped::default();
+    let finished = Arc::new(AtomicBool::new(false));
+    let nap = sleeper("nap", 7 * SECOND, &dropped, &finished);
+    let forever = Timeouts::new()
+        .with_total(Duration::MAX)
+        .with_idle(Duration::MAX);
+
+    let (_, _, result) = run_one(nap, handler(ToolTimeout::with_default(forever))).await;
+    assert!(result.tool_records[0].is_success(), "{result:?}");
+
+    let feed = feed("feed", &["a", "b"], 4 * SECOND, false, &dropped);
+    let (_, events, result) = run_one(feed, handler(ToolTimeout::with_default(forever))).await;
+    assert_eq!(chunks_of(&events), ["a", "b"]);
+    assert!(result.tool_records[0].is_success(), "{result:?}");
+}

@@ -73,7 +73,8 @@ use self::error::Limit;
 use self::future::{Deadline, ResponseFuture};
 use self::stream::TimeoutStream;
 
-/// The time limits of one tool call; `None` is no limit.
+/// The time limits of one tool call; `None` is no limit, and so is a duration too long to
+/// be added to the clock (such as `Duration::MAX`).
 ///
 /// # Example
 ///
@@ -121,11 +122,13 @@ impl Timeouts {
     /// The deadline of the first phase of a call (until an invoked call's result or a
     /// streamed call's opening), and the limit it enforces: the earlier of the two.
     fn first_deadline(self, started: Instant, streamed: bool) -> Option<Deadline> {
-        let total = self.total.map(|d| (started + d, Limit::Total(d)));
+        let total = self
+            .total
+            .and_then(|d| Some((started.checked_add(d)?, Limit::Total(d))));
         let idle = self
             .idle
             .filter(|_| streamed)
-            .map(|d| (started + d, Limit::Idle(d)));
+            .and_then(|d| Some((started.checked_add(d)?, Limit::Idle(d))));
         let (at, limit) = match (total, idle) {
             (Some(total), Some(idle)) => std::cmp::min_by_key(total, idle, |(at, _)| *at),
             (Some(one), None) | (None, Some(one)) => one,
@@ -230,7 +233,7 @@ impl Handler for ToolTimeout {
             }
             let total = timeouts
                 .total
-                .map(|d| Deadline::new(started + d, Limit::Total(d)));
+                .and_then(|d| Some(Deadline::new(started.checked_add(d)?, Limit::Total(d))));
             Ok(ToolStream::new(TimeoutStream::new(
                 stream,
                 total,
