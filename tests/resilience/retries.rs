@@ -9,6 +9,7 @@ use tokio::time::{Instant, sleep};
 use tower::retry::backoff::ExponentialBackoffMaker;
 use tower::retry::budget::TpsBudget;
 use tower::util::rng::HasherRng;
+use tower_adk::handlers::retry::SharedRng;
 use tower_adk::handlers::{RetryPolicy, ToolRetry, ToolTimeout, wrap_tool_invoke};
 use tower_adk::testing::{ScriptedModel, Turn};
 use tower_adk::{
@@ -185,7 +186,7 @@ async fn jittered_backoff_delays_grow_exponentially_within_their_jitter() {
     let attempts = Attempts::default();
     // Base delays 100ms, 200ms, 400ms, each plus up to 100% random jitter.
     let backoff =
-        ExponentialBackoffMaker::new(100 * MS, Duration::from_secs(10), 1.0, HasherRng::default())
+        ExponentialBackoffMaker::new(100 * MS, Duration::from_secs(10), 1.0, SharedRng::new())
             .unwrap();
     let handler = ToolRetry::new(RetryPolicy::new(4).backoff(backoff));
     let start = Instant::now();

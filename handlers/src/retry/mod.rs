@@ -36,7 +36,7 @@
 //! use adk_handlers::{RetryPolicy, ToolRetry};
 //! use serde_json::json;
 //! use tower::retry::backoff::ExponentialBackoffMaker;
-//! use tower::util::rng::HasherRng;
+//! use adk_handlers::retry::SharedRng;
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! // A lookup that fails twice, then answers.
@@ -56,7 +56,7 @@
 //!     Duration::from_millis(1),
 //!     Duration::from_millis(10),
 //!     0.5,
-//!     HasherRng::default(),
+//!     SharedRng::new(),
 //! )?;
 //! let retry = ToolRetry::new(RetryPolicy::new(3).backoff(backoff));
 //!
@@ -67,6 +67,7 @@
 //! # }).unwrap();
 //! ```
 
+mod backoff;
 mod policy;
 
 use std::borrow::Cow;
@@ -79,6 +80,7 @@ use tower::ServiceExt;
 use tower::retry::Retry;
 use tower::retry::backoff::{Backoff, ExponentialBackoff};
 
+pub use self::backoff::SharedRng;
 pub use self::policy::RetryPolicy;
 
 /// A handler that retries the failed calls of idempotent tools, as its [`RetryPolicy`]
@@ -92,12 +94,12 @@ pub use self::policy::RetryPolicy;
 /// use adk::AgentRequest;
 /// use adk_handlers::{RetryPolicy, ToolRetry};
 ///
-/// // Up to 3 attempts per call, with tower's default exponential backoff.
+/// // Up to 3 attempts per call, with the default exponential backoff.
 /// let request = AgentRequest::user("look it up").with_handler(ToolRetry::new(RetryPolicy::new(3)));
 /// # let _ = request;
 /// ```
 #[derive(Debug, Clone)]
-pub struct ToolRetry<B = ExponentialBackoff> {
+pub struct ToolRetry<B = ExponentialBackoff<SharedRng>> {
     policy: RetryPolicy<B>,
 }
 

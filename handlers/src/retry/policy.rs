@@ -4,8 +4,10 @@ use std::fmt;
 use std::sync::Arc;
 
 use adk::{BoxError, Tool, ToolError, ToolErrorKind, ToolRequest};
+
+use super::backoff::{SharedRng, default_backoff};
 use tower::retry::Policy;
-use tower::retry::backoff::{Backoff, ExponentialBackoff, ExponentialBackoffMaker, MakeBackoff};
+use tower::retry::backoff::{Backoff, ExponentialBackoff, MakeBackoff};
 use tower::retry::budget::Budget;
 
 /// A [`tower::retry::Policy`] for tool calls: it retries a call of an idempotent tool that
@@ -23,9 +25,10 @@ use tower::retry::budget::Budget;
 /// - **How often**: at most `max_attempts` attempts per call, the first included; and, if
 ///   a [`budget`](Self::budget) is set, only while the budget allows. Every call that may
 ///   be retried deposits into the budget once; every retry withdraws.
-/// - **When**: after a delay from the [`backoff`](Self::backoff), by default tower's
-///   [`ExponentialBackoffMaker::default`] (from 50ms, doubling, plus up to 99% random
-///   jitter).
+/// - **When**: after a delay from the [`backoff`](Self::backoff), by default exponential
+///   from 50ms, doubling up to 10s, each delay plus up to 100% random jitter (tower's
+///   [`ExponentialBackoffMaker`](tower::retry::backoff::ExponentialBackoffMaker) with a
+///   [`SharedRng`], so that calls that fail together do not retry together).
 ///
 /// tower's [`Retry`](tower::retry::Retry) clones the policy for each call, so the attempt
 /// count and the backoff sequence are per call, while the budget (an `Arc`) is shared.
@@ -39,14 +42,14 @@ use tower::retry::budget::Budget;
 /// use adk_handlers::RetryPolicy;
 /// use tower::retry::backoff::ExponentialBackoffMaker;
 /// use tower::retry::budget::TpsBudget;
-/// use tower::util::rng::HasherRng;
+/// use adk_handlers::retry::SharedRng;
 ///
 /// // 100ms, 200ms, 400ms (capped at 2s), each plus up to 50% jitter.
 /// let backoff = ExponentialBackoffMaker::new(
 ///     Duration::from_millis(100),
 ///     Duration::from_secs(2),
 ///     0.5,
-///     HasherRng::default(),
+///     SharedRng::new(),
 /// )?;
 /// // Across all calls, retries may add at most 20% to the calls made in the last 10s,
 /// // plus 1 retry per second.
@@ -57,7 +60,7 @@ use tower::retry::budget::Budget;
 /// # Ok::<_, Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
-pub struct RetryPolicy<B = ExponentialBackoff> {
+pub struct RetryPolicy<B = ExponentialBackoff<SharedRng>> {
     max_attempts: usize,
     /// Attempts made so far in this policy's session (a call).
     attempts: usize,
@@ -67,12 +70,12 @@ pub struct RetryPolicy<B = ExponentialBackoff> {
 
 impl RetryPolicy {
     /// At most `max_attempts` attempts per call, the first included (`0` and `1` mean no
-    /// retry), with tower's default exponential backoff and no budget.
+    /// retry), with the default exponential backoff and no budget.
     pub fn new(max_attempts: usize) -> Self {
         RetryPolicy {
             max_attempts,
             attempts: 0,
-            backoff: ExponentialBackoffMaker::default().make_backoff(),
+            backoff: default_backoff(),
             budget: None,
         }
     }
@@ -81,6 +84,12 @@ impl RetryPolicy {
 impl<B> RetryPolicy<B> {
     /// Waits between attempts as backoffs made by `backoff` say: one backoff session per
     /// call.
+    ///
+    /// With tower's [`ExponentialBackoffMaker`](tower::retry::backoff::ExponentialBackoffMaker),
+    /// give it a [`SharedRng`] so that each call gets its own jitter, and a minimum below one
+    /// second: tower computes the jitter of the whole seconds of a delay apart from its
+    /// fraction and rounds it down to whole seconds, so a minimum of exactly 1s gets no
+    /// jitter at all.
     pub fn backoff<M: MakeBackoff>(self, mut backoff: M) -> RetryPolicy<M::Backoff> {
         RetryPolicy {
             max_attempts: self.max_attempts,
