@@ -33,10 +33,10 @@
 //! use std::time::Duration;
 //! use adk::testing::{ScriptedModel, Turn};
 //! use adk::{Agent, AgentRequest, Tool, ToolInfo, ToolOutput};
+//! use adk_handlers::retry::SharedRng;
 //! use adk_handlers::{RetryPolicy, ToolRetry};
 //! use serde_json::json;
 //! use tower::retry::backoff::ExponentialBackoffMaker;
-//! use adk_handlers::retry::SharedRng;
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! // A lookup that fails twice, then answers.

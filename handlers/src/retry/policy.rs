@@ -4,11 +4,11 @@ use std::fmt;
 use std::sync::Arc;
 
 use adk::{BoxError, Tool, ToolError, ToolErrorKind, ToolRequest};
-
-use super::backoff::{SharedRng, default_backoff};
 use tower::retry::Policy;
 use tower::retry::backoff::{Backoff, ExponentialBackoff, MakeBackoff};
 use tower::retry::budget::Budget;
+
+use super::backoff::{SharedRng, default_backoff};
 
 /// A [`tower::retry::Policy`] for tool calls: it retries a call of an idempotent tool that
 /// failed with an infrastructure error, a bounded number of times, with backoff.
@@ -40,9 +40,9 @@ use tower::retry::budget::Budget;
 /// use std::sync::Arc;
 /// use std::time::Duration;
 /// use adk_handlers::RetryPolicy;
+/// use adk_handlers::retry::SharedRng;
 /// use tower::retry::backoff::ExponentialBackoffMaker;
 /// use tower::retry::budget::TpsBudget;
-/// use adk_handlers::retry::SharedRng;
 ///
 /// // 100ms, 200ms, 400ms (capped at 2s), each plus up to 50% jitter.
 /// let backoff = ExponentialBackoffMaker::new(

@@ -11,9 +11,12 @@
 //! | invoked (whole result) | from the call's start to its result | not used |
 //! | streamed | from the call's start to the stream's last chunk | while waiting for the stream to open, then for each next chunk |
 //!
-//! A stream that times out after some chunks keeps them: they have reached the caller as
-//! events. The timeout error is the stream's last item, and the call's record is a
-//! failure.
+//! The idle timer runs only while the stream is being waited on, so a slow consumer does
+//! not make a tool look idle; the total deadline runs whatever the consumer does.
+//!
+//! A stream that times out after some chunks has already delivered them to the caller as
+//! events. The timeout error is the stream's last item: the call's record is a failure,
+//! and the model sees the timeout error.
 //!
 //! # Differences from `tower::timeout`
 //!
