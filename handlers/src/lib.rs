@@ -17,6 +17,8 @@
 //! | [`max_output_bytes`] / [`max_output_chars`] | tool wrappers | caps the output, marking the cut; stops a stream at the cap |
 //! | [`untrusted_envelope`] | tool wrappers | marks the output as untrusted data the tool cannot break out of |
 //! | [`tool_guard`] ([`ToolGuard`]) | tool wrappers | all of the above in one handler, in a fixed order |
+//! | [`ToolTimeout`] | tool wrappers | a deadline per call, an idle timeout between stream chunks; default and per tool |
+//! | [`ToolRetry`] | tool wrappers | retries idempotent tools on infrastructure errors, with a [`RetryPolicy`] (attempts, budget, backoff) |
 //!
 //! # The tool pipeline
 //!
@@ -70,8 +72,10 @@ mod map_output;
 mod model_wrap;
 mod output_limit;
 mod policy;
+pub mod retry;
 mod return_directly;
 mod revalidate;
+pub mod timeout;
 mod tool_filter;
 mod tool_wrap;
 
@@ -89,7 +93,9 @@ pub use crate::output_limit::{OutputLimit, max_output_bytes, max_output_chars};
 pub use crate::policy::{
     AllowAll, Approval, AsyncPolicy, Decision, Policy, PolicyGate, policy, policy_async,
 };
+pub use crate::retry::{RetryPolicy, ToolRetry};
 pub use crate::return_directly::{ReturnDirectly, return_directly};
+pub use crate::timeout::{Timeouts, ToolTimeout};
 pub use crate::tool_filter::{ToolFilter, filter_tools};
 pub use crate::tool_wrap::{
     WrapToolInvokeFn, WrapToolStreamFn, wrap_tool_invoke, wrap_tool_stream,
