@@ -148,7 +148,7 @@ async fn main() -> Result<(), BoxError> {
         .with_handler(guard) // first: the outermost layer
         .with_handler(
             CallLimits::new()
-                .per_tool("transfer", 3)
+                .per_tool("transfer", 1)
                 .on_limit(OnLimit::AnswerModel),
         )
         .with_handler(ToolRetry::new(RetryPolicy::new(3)))
