@@ -17,6 +17,7 @@
 //! | [`max_output_bytes`] / [`max_output_chars`] | tool wrappers | caps the output, marking the cut; stops a stream at the cap |
 //! | [`untrusted_envelope`] | tool wrappers | marks the output as untrusted data the tool cannot break out of |
 //! | [`tool_guard`] ([`ToolGuard`]) | tool wrappers | all of the above in one handler, in a fixed order |
+//! | [`StopAtTool`] | `before_agent`, tool wrappers, `after_agent` | ends the run at a named tool's call (or its first success); a run that ends elsewhere fails |
 //!
 //! # The tool pipeline
 //!
@@ -72,6 +73,7 @@ mod output_limit;
 mod policy;
 mod return_directly;
 mod revalidate;
+mod stop_at_tool;
 mod tool_filter;
 mod tool_wrap;
 
@@ -90,6 +92,9 @@ pub use crate::policy::{
     AllowAll, Approval, AsyncPolicy, Decision, Policy, PolicyGate, policy, policy_async,
 };
 pub use crate::return_directly::{ReturnDirectly, return_directly};
+pub use crate::stop_at_tool::{
+    StopAtTool, StopAtToolBuildError, StopAtToolBuilder, StopToolNotCalled,
+};
 pub use crate::tool_filter::{ToolFilter, filter_tools};
 pub use crate::tool_wrap::{
     WrapToolInvokeFn, WrapToolStreamFn, wrap_tool_invoke, wrap_tool_stream,
