@@ -18,6 +18,7 @@
 //! | [`untrusted_envelope`] | tool wrappers | marks the output as untrusted data the tool cannot break out of |
 //! | [`tool_guard`] ([`ToolGuard`]) | tool wrappers | all of the above in one handler, in a fixed order |
 //! | [`StopAtTool`] | `before_agent`, tool wrappers, `after_agent` | ends the run at a named tool's call (or its first success); a run that ends elsewhere fails |
+//! | [`task_completed`] ([`TaskCompleted`]) | `before_agent`, `wrap_model`, `after_model` | adds a `task_completed` tool that ends the run with the model's closing text, asking for one if there is none |
 //!
 //! # The tool pipeline
 //!
@@ -74,6 +75,7 @@ mod policy;
 mod return_directly;
 mod revalidate;
 mod stop_at_tool;
+mod task_completed;
 mod tool_filter;
 mod tool_wrap;
 
@@ -95,6 +97,7 @@ pub use crate::return_directly::{ReturnDirectly, return_directly};
 pub use crate::stop_at_tool::{
     StopAtTool, StopAtToolBuildError, StopAtToolBuilder, StopToolNotCalled,
 };
+pub use crate::task_completed::{TaskCompleted, task_completed};
 pub use crate::tool_filter::{ToolFilter, filter_tools};
 pub use crate::tool_wrap::{
     WrapToolInvokeFn, WrapToolStreamFn, wrap_tool_invoke, wrap_tool_stream,
