@@ -19,6 +19,8 @@
 //! | [`tool_guard`] ([`ToolGuard`]) | tool wrappers | all of the above in one handler, in a fixed order |
 //! | [`ToolTimeout`] | tool wrappers | a deadline per call, an idle timeout between stream chunks; default and per tool |
 //! | [`ToolRetry`] | tool wrappers | retries idempotent tools on infrastructure errors, with a [`RetryPolicy`] (attempts, budget, backoff) |
+//! | [`StopAtTool`] | `before_agent`, tool wrappers, `after_agent` | ends the run at a named tool's call (or its first success); a run that ends elsewhere fails |
+//! | [`task_completed`] ([`TaskCompleted`]) | `before_agent`, `wrap_model`, `after_model` | adds a `task_completed` tool that ends the run with the model's closing text, asking for one if there is none |
 //!
 //! # The tool pipeline
 //!
@@ -75,6 +77,8 @@ mod policy;
 pub mod retry;
 mod return_directly;
 mod revalidate;
+mod stop_at_tool;
+mod task_completed;
 pub mod timeout;
 mod tool_filter;
 mod tool_wrap;
@@ -95,6 +99,10 @@ pub use crate::policy::{
 };
 pub use crate::retry::{RetryPolicy, ToolRetry};
 pub use crate::return_directly::{ReturnDirectly, return_directly};
+pub use crate::stop_at_tool::{
+    StopAtTool, StopAtToolBuildError, StopAtToolBuilder, StopToolNotCalled,
+};
+pub use crate::task_completed::{TaskCompleted, task_completed};
 pub use crate::timeout::{Timeouts, ToolTimeout};
 pub use crate::tool_filter::{ToolFilter, filter_tools};
 pub use crate::tool_wrap::{

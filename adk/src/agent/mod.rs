@@ -209,7 +209,10 @@ impl AgentBuilder {
         self
     }
 
-    /// Makes calls of these tools end the run with their result.
+    /// Makes calls of these tools end the run with their result, once the turn's other
+    /// calls are done. A failed call ends it too, with the failure as the final message
+    /// (to let the model try again instead, see `adk_handlers::StopAtTool`'s
+    /// until-success form).
     pub fn return_directly<I, S>(mut self, names: I) -> Self
     where
         I: IntoIterator<Item = S>,
