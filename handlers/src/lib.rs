@@ -17,6 +17,7 @@
 //! | [`max_output_bytes`] / [`max_output_chars`] | tool wrappers | caps the output, marking the cut; stops a stream at the cap |
 //! | [`untrusted_envelope`] | tool wrappers | marks the output as untrusted data the tool cannot break out of |
 //! | [`tool_guard`] ([`ToolGuard`]) | tool wrappers | all of the above in one handler, in a fixed order |
+//! | [`SlotFilling`] | `before_agent`, tools | generates `set_slot_<name>` tools; ends the run once the slots are filled; the values in the result |
 //!
 //! # The tool pipeline
 //!
@@ -72,6 +73,7 @@ mod output_limit;
 mod policy;
 mod return_directly;
 mod revalidate;
+mod slots;
 mod tool_filter;
 mod tool_wrap;
 
@@ -90,6 +92,7 @@ pub use crate::policy::{
     AllowAll, Approval, AsyncPolicy, Decision, Policy, PolicyGate, policy, policy_async,
 };
 pub use crate::return_directly::{ReturnDirectly, return_directly};
+pub use crate::slots::{Slot, SlotError, SlotFilling, SlotKind, SlotValue, SlotValues};
 pub use crate::tool_filter::{ToolFilter, filter_tools};
 pub use crate::tool_wrap::{
     WrapToolInvokeFn, WrapToolStreamFn, wrap_tool_invoke, wrap_tool_stream,
