@@ -18,6 +18,7 @@
 //! | [`untrusted_envelope`] | tool wrappers | marks the output as untrusted data the tool cannot break out of |
 //! | [`tool_guard`] ([`ToolGuard`]) | tool wrappers | all of the above in one handler, in a fixed order |
 //! | [`SlotFilling`] | `before_agent`, tools | generates `set_slot_<name>` tools; ends the run once the slots are filled; the values in the result |
+//! | [`PromptTemplate`] | `before_agent`, `before_model` | renders the instruction from a minijinja template: description, slots, date and time in a time zone, resumed |
 //!
 //! # The tool pipeline
 //!
@@ -74,6 +75,7 @@ mod policy;
 mod return_directly;
 mod revalidate;
 mod slots;
+mod template;
 mod tool_filter;
 mod tool_wrap;
 
@@ -93,6 +95,7 @@ pub use crate::policy::{
 };
 pub use crate::return_directly::{ReturnDirectly, return_directly};
 pub use crate::slots::{Slot, SlotError, SlotFilling, SlotKind, SlotValue, SlotValues};
+pub use crate::template::{PromptTemplate, Resumed, TemplateError};
 pub use crate::tool_filter::{ToolFilter, filter_tools};
 pub use crate::tool_wrap::{
     WrapToolInvokeFn, WrapToolStreamFn, wrap_tool_invoke, wrap_tool_stream,

@@ -40,7 +40,9 @@ type FinishFn = Arc<dyn Fn(&SlotValues) -> Message + Send + Sync>;
 /// The values are kept in the run-local values under [`SlotValues::LOCALS_KEY`]
 /// (`"slots"`), refreshed before each model call and when the run ends, so the run's
 /// result has them: read them with [`SlotValues::from_locals`] on
-/// [`AgentResult::locals`](adk::AgentResult::locals).
+/// [`AgentResult::locals`](adk::AgentResult::locals). The
+/// [`PromptTemplate`](crate::PromptTemplate) handler shows the current values to its
+/// template as `slots`.
 ///
 /// # Across runs
 ///
@@ -308,7 +310,7 @@ impl fmt::Debug for SlotStore {
 }
 
 /// The slot values of the run, as they are now, if a slot-filling handler runs in it.
-fn current_values(extensions: &http::Extensions) -> Option<SlotValues> {
+pub(crate) fn current_values(extensions: &http::Extensions) -> Option<SlotValues> {
     extensions.get::<SlotStore>().map(SlotStore::values)
 }
 
