@@ -27,7 +27,8 @@ type FinishFn = Arc<dyn Fn(&SlotValues) -> Message + Send + Sync>;
 /// the allowed values. The loop checks each call's arguments against it, so a value
 /// outside a categorical slot's allowed set is a model-visible
 /// [`InvalidArguments`](adk::ToolErrorKind::InvalidArguments) error naming every allowed
-/// value, and the model can try again.
+/// value, and the model can try again (the tool checks the value too, for agents that
+/// turn the loop's check off).
 ///
 /// Each accepted call stores the value in the run's state, then checks the *exit
 /// condition*: by default, that every slot is set; or the predicate given to
