@@ -21,6 +21,8 @@
 //! | [`ToolRetry`] | tool wrappers | retries idempotent tools on infrastructure errors, with a [`RetryPolicy`] (attempts, budget, backoff) |
 //! | [`StopAtTool`] | `before_agent`, tool wrappers, `after_agent` | ends the run at a named tool's call (or its first success); a run that ends elsewhere fails |
 //! | [`task_completed`] ([`TaskCompleted`]) | `before_agent`, `wrap_model`, `after_model` | adds a `task_completed` tool that ends the run with the model's closing text, asking for one if there is none |
+//! | [`SlotFilling`] | `before_agent`, tools | generates `set_slot_<name>` tools; ends the run once the slots are filled; the values in the result |
+//! | [`PromptTemplate`] | `before_agent`, `before_model` | renders the instruction from a minijinja template: description, slots, date and time in a time zone, resumed |
 //!
 //! # The tool pipeline
 //!
@@ -77,8 +79,10 @@ mod policy;
 pub mod retry;
 mod return_directly;
 mod revalidate;
+mod slots;
 mod stop_at_tool;
 mod task_completed;
+mod template;
 pub mod timeout;
 mod tool_filter;
 mod tool_wrap;
@@ -99,10 +103,12 @@ pub use crate::policy::{
 };
 pub use crate::retry::{RetryPolicy, ToolRetry};
 pub use crate::return_directly::{ReturnDirectly, return_directly};
+pub use crate::slots::{Slot, SlotError, SlotFilling, SlotKind, SlotValue, SlotValues};
 pub use crate::stop_at_tool::{
     StopAtTool, StopAtToolBuildError, StopAtToolBuilder, StopToolNotCalled,
 };
 pub use crate::task_completed::{TaskCompleted, task_completed};
+pub use crate::template::{PromptTemplate, Resumed, TemplateError};
 pub use crate::timeout::{Timeouts, ToolTimeout};
 pub use crate::tool_filter::{ToolFilter, filter_tools};
 pub use crate::tool_wrap::{

@@ -190,3 +190,25 @@ async fn a_typed_tool_called_directly_with_bad_arguments_returns_an_invalid_argu
     assert!(error.message().contains("invalid type: null"), "{error}");
     assert_eq!(calls.load(Ordering::SeqCst), 0);
 }
+
+#[test]
+fn a_value_outside_a_long_enum_is_told_every_allowed_value() {
+    let tool = Tool::from_fn(
+        tower_adk::ToolInfo::new("pick", "Picks a colour").parameters(json!({
+            "type": "object",
+            "properties": {
+                "colour": {"type": "string", "enum": ["red", "green", "blue", "cyan", "magenta"]}
+            },
+            "required": ["colour"]
+        })),
+        |_| async { Ok::<_, std::convert::Infallible>("picked") },
+    );
+
+    let error = tool.validate(&json!({"colour": "pink"})).unwrap_err();
+
+    assert_eq!(error.kind(), ToolErrorKind::InvalidArguments);
+    assert_eq!(
+        error.message(),
+        r#"at `/colour`: "pink" is not one of "red", "green", "blue", "cyan" or "magenta""#
+    );
+}

@@ -558,7 +558,8 @@ impl Tool {
             .iter_errors(arguments)
             .map(|error| {
                 let path = error.instance_path().as_str();
-                format!("at `{}`: {error}", if path.is_empty() { "/" } else { path })
+                let path = if path.is_empty() { "/" } else { path };
+                format!("at `{path}`: {}", reason(&error))
             })
             .collect();
         if problems.is_empty() {
@@ -683,6 +684,26 @@ impl fmt::Debug for Tool {
             .field("idempotent", &self.is_idempotent())
             .finish()
     }
+}
+
+/// Why a value failed validation, for the model. A value outside an `enum` is told every
+/// allowed value (the validator's own message elides all but a few), so the model can
+/// pick one.
+fn reason(error: &jsonschema::ValidationError<'_>) -> String {
+    let jsonschema::error::ValidationErrorKind::Enum { options } = error.kind() else {
+        return error.to_string();
+    };
+    let Some(options) = options.as_array().filter(|o| !o.is_empty()) else {
+        return error.to_string();
+    };
+    let mut allowed = String::new();
+    for (i, option) in options.iter().enumerate() {
+        if i > 0 {
+            allowed.push_str(if i + 1 == options.len() { " or " } else { ", " });
+        }
+        allowed.push_str(&option.to_string());
+    }
+    format!("{} is not one of {allowed}", error.instance())
 }
 
 fn box_invoke<S>(service: S) -> InvokeService
