@@ -54,7 +54,7 @@ async fn server_everything_progress_arrives_as_tool_output_chunks_then_the_resul
     assert_eq!(result.tool_records[0].content, chunks.concat());
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_messages_become_chunks_of_their_own() {
     let model = ScriptedModel::new([
         Turn::call("c1", "countdown", json!({"steps": 3})),

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use rmcp::ClientHandler;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
@@ -10,9 +11,16 @@ use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use rmcp::service::{NotificationContext, RoleClient};
 use tokio::sync::mpsc;
 
+use super::content::progress_chunk;
+
 /// How many notifications a listening call may have waiting; more are dropped (progress
 /// is advisory, and the next one says more).
 const LISTENER_CAPACITY: usize = 64;
+
+/// How long a call waits, after its answer, for progress the server announced but whose
+/// notification has not arrived: rmcp hands each notification to a task of its own, so the
+/// last ones can arrive just after the answer.
+const LATE_PROGRESS_GRACE: Duration = Duration::from_millis(100);
 
 /// How many notifications for calls that do not listen (yet) are kept. The client learns a
 /// call's progress token only once the request is on its way, so a fast server's first
@@ -100,6 +108,73 @@ impl Drop for Listener {
     }
 }
 
+/// One call's progress, as stream chunks.
+///
+/// Notifications are handled concurrently, so one may overtake another: only progress
+/// that moves forward becomes a chunk.
+pub(crate) struct CallProgress {
+    listener: Listener,
+    last: f64,
+    total: Option<f64>,
+    /// Until when [`late`](CallProgress::late) waits; set on its first call.
+    late_until: Option<tokio::time::Instant>,
+}
+
+impl CallProgress {
+    pub(crate) fn new(listener: Listener) -> Self {
+        CallProgress {
+            listener,
+            last: f64::NEG_INFINITY,
+            total: None,
+            late_until: None,
+        }
+    }
+
+    /// The next chunk; pending until a notification moves the progress forward.
+    pub(crate) async fn next(&mut self) -> Option<String> {
+        loop {
+            let param = self.listener.recv().await?;
+            if let Some(chunk) = self.chunk(&param) {
+                return Some(chunk);
+            }
+        }
+    }
+
+    /// After the call's answer: the chunks of notifications that have arrived, and of
+    /// those still expected (the progress is short of the total the server gave), waiting
+    /// for them at most [`LATE_PROGRESS_GRACE`] in all.
+    pub(crate) async fn late(&mut self) -> Option<String> {
+        let deadline = *self
+            .late_until
+            .get_or_insert_with(|| tokio::time::Instant::now() + LATE_PROGRESS_GRACE);
+        loop {
+            let param = match self.listener.try_recv() {
+                Some(param) => param,
+                None if self.total.is_some_and(|total| self.last < total) => {
+                    tokio::time::timeout_at(deadline, self.listener.recv())
+                        .await
+                        .ok()
+                        .flatten()?
+                }
+                None => return None,
+            };
+            if let Some(chunk) = self.chunk(&param) {
+                return Some(chunk);
+            }
+        }
+    }
+
+    fn chunk(&mut self, param: &ProgressNotificationParam) -> Option<String> {
+        if param.progress > self.last {
+            self.last = param.progress;
+            self.total = param.total;
+            Some(progress_chunk(param))
+        } else {
+            None
+        }
+    }
+}
+
 /// The MCP client's handler: identifies the client and takes progress notifications;
 /// everything else keeps rmcp's defaults (sampling and elicitation are declined).
 #[derive(Clone)]
@@ -155,6 +230,44 @@ mod tests {
         assert!(listener.try_recv().is_none());
         // The other token's notification stays unclaimed.
         assert_eq!(router.lock().unclaimed.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn after_the_answer_announced_progress_is_awaited_briefly_and_backward_progress_dropped()
+    {
+        let router = ProgressRouter::default();
+        let token = ProgressToken(NumberOrString::Number(7));
+        let mut progress = CallProgress::new(router.listen(&token));
+        router.deliver(param(7, 1.0).with_total(3.0));
+        router.deliver(param(7, 1.0).with_total(3.0));
+        assert_eq!(progress.next().await.as_deref(), Some("progress 1/3\n"));
+
+        // 2 and 3 of 3 are still to come when the answer arrives; 2 is late, 3 never comes.
+        let late = router.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            late.deliver(param(7, 2.0).with_total(3.0));
+        });
+        let started = std::time::Instant::now();
+        assert_eq!(progress.late().await.as_deref(), Some("progress 2/3\n"));
+        assert_eq!(progress.late().await, None);
+        let waited = started.elapsed();
+        assert!(
+            waited >= LATE_PROGRESS_GRACE && waited < LATE_PROGRESS_GRACE * 3,
+            "{waited:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn after_the_answer_complete_progress_is_not_awaited() {
+        let router = ProgressRouter::default();
+        let token = ProgressToken(NumberOrString::Number(8));
+        let mut progress = CallProgress::new(router.listen(&token));
+        router.deliver(param(8, 2.0).with_total(2.0));
+        assert_eq!(progress.late().await.as_deref(), Some("progress 2/2\n"));
+        let started = std::time::Instant::now();
+        assert_eq!(progress.late().await, None);
+        assert!(started.elapsed() < LATE_PROGRESS_GRACE / 2);
     }
 
     #[test]

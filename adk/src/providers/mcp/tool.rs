@@ -16,7 +16,8 @@ use tower::{BoxError, Service};
 
 use super::McpError;
 use super::connection::{Connection, Session, is_lost};
-use super::content::{into_output, progress_chunk};
+use super::content::into_output;
+use super::progress::CallProgress;
 use crate::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest, ToolStream};
 
 /// How long a dropped call may take to tell the server to stop.
@@ -96,34 +97,24 @@ impl Service<ToolRequest> for McpStream {
         // Lazy: nothing is sent until the stream is polled.
         let chunks = async_stream::try_stream! {
             let (session, handle) = call.send(request.arguments).await?;
-            let mut progress = call.connection.progress().listen(&handle.progress_token);
+            let mut progress = CallProgress::new(call.connection.progress().listen(&handle.progress_token));
             let cancel = CancelOnDrop::new(&session.peer, handle.id.clone());
             let response = handle.await_response();
             tokio::pin!(response);
-            // Notifications are handled concurrently, so one may overtake another; only
-            // progress that moves forward is passed on.
-            let mut last = f64::NEG_INFINITY;
             let answer = loop {
                 let event = tokio::select! {
                     biased;
-                    Some(param) = progress.recv() => Err(param),
+                    Some(chunk) = progress.next() => Err(chunk),
                     answer = &mut response => Ok(answer),
                 };
                 match event {
                     Ok(answer) => break answer,
-                    Err(param) if param.progress > last => {
-                        last = param.progress;
-                        yield progress_chunk(&param);
-                    }
-                    Err(_) => {}
+                    Err(chunk) => yield chunk,
                 }
             };
             cancel.disarm();
-            while let Some(param) = progress.try_recv() {
-                if param.progress > last {
-                    last = param.progress;
-                    yield progress_chunk(&param);
-                }
+            while let Some(chunk) = progress.late().await {
+                yield chunk;
             }
             let output = call.answer(&session, answer).await?;
             if !output.content.is_empty() {
