@@ -2,6 +2,8 @@
 //! again after the connection is lost.
 
 use std::process::Stdio as ProcessStdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use rmcp::ServiceExt;
@@ -25,48 +27,49 @@ pub(crate) struct Connection {
     /// Held while connecting, so concurrent calls that find the connection lost wait for
     /// one reconnect instead of each starting a server.
     live: Mutex<Option<Live>>,
+    /// Numbers the sessions, from 1.
+    sessions: AtomicU64,
+    /// The newest session a call found lost; it and older ones are not used again.
+    lost: AtomicU64,
 }
 
 struct Live {
     service: RunningService<RoleClient, Client>,
-    /// Counts connections, so a call that saw its connection fail drops that one only.
-    generation: u64,
+    number: u64,
 }
 
-/// A handle for one call: the session's peer, and which connection it belongs to.
+/// A handle for one call: the session's peer, and which session it is.
 pub(crate) struct Session {
     pub(crate) peer: Peer<RoleClient>,
-    generation: u64,
+    number: u64,
 }
 
 impl Connection {
     /// Connects (within the retry budget) and lists the server's tools.
     pub(crate) async fn open(
         config: McpServer,
-    ) -> Result<(std::sync::Arc<Connection>, Vec<McpTool>), McpError> {
+    ) -> Result<(Arc<Connection>, Vec<McpTool>), McpError> {
         let connection = Connection {
             config,
             progress: ProgressRouter::default(),
             live: Mutex::new(None),
+            sessions: AtomicU64::new(0),
+            lost: AtomicU64::new(0),
         };
         let (service, tools) = connection
             .with_retries(|| async {
                 let service = connection.connect_once().await?;
-                let tools = connection
-                    .bounded(service.peer().list_all_tools())
-                    .await?
-                    .map_err(|source| McpError::ListTools {
+                let tools = service.peer().list_all_tools().await.map_err(|source| {
+                    McpError::ListTools {
                         server: connection.server().to_owned(),
                         source: source.into(),
-                    })?;
+                    }
+                })?;
                 Ok((service, tools))
             })
             .await?;
-        *connection.live.lock().await = Some(Live {
-            service,
-            generation: 0,
-        });
-        Ok((std::sync::Arc::new(connection), tools))
+        *connection.live.lock().await = Some(connection.live_session(service));
+        Ok((Arc::new(connection), tools))
     }
 
     /// The server's name.
@@ -86,52 +89,53 @@ impl Connection {
     pub(crate) async fn session(&self) -> Result<Session, McpError> {
         let mut live = self.live.lock().await;
         if let Some(current) = live.as_ref() {
-            if !current.service.peer().is_transport_closed() {
-                return Ok(Session {
-                    peer: current.service.peer().clone(),
-                    generation: current.generation,
-                });
+            let closed = current.service.peer().is_transport_closed();
+            if !closed && current.number > self.lost.load(Ordering::Acquire) {
+                return Ok(current.session());
             }
         }
-        let generation = live.as_ref().map_or(0, |l| l.generation) + 1;
-        // Drop the dead session (and its process) before starting the next one.
+        // Drop the dead session (and kill its process) before starting the next one.
         *live = None;
         let service = self.with_retries(|| self.connect_once()).await?;
-        let session = Session {
-            peer: service.peer().clone(),
-            generation,
-        };
-        *live = Some(Live {
-            service,
-            generation,
-        });
-        Ok(session)
+        let current = live.insert(self.live_session(service));
+        Ok(current.session())
     }
 
-    /// Forgets the session a call found broken, so that the next call connects again.
-    pub(crate) async fn lost(&self, session: &Session) {
-        let mut live = self.live.lock().await;
-        if live
-            .as_ref()
-            .is_some_and(|l| l.generation == session.generation)
-        {
-            *live = None;
+    /// Marks the session a call found broken, so that the next call connects again.
+    pub(crate) fn lost(&self, session: &Session) {
+        self.lost.fetch_max(session.number, Ordering::AcqRel);
+    }
+
+    fn live_session(&self, service: RunningService<RoleClient, Client>) -> Live {
+        Live {
+            service,
+            number: self.sessions.fetch_add(1, Ordering::AcqRel) + 1,
         }
     }
 
-    /// Runs `attempt` once, then again after each failure within the retry budget, with
-    /// a doubling backoff. A process that cannot be started is not retried.
+    /// Runs `attempt` once, bounded by the connect timeout, then again after each failure
+    /// within the retry budget, with a doubling backoff. A process that cannot be started
+    /// is not retried.
     async fn with_retries<T, F, Fut>(&self, mut attempt: F) -> Result<T, McpError>
     where
         F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, McpError>>,
     {
         let attempts = self.config.connect_retries.saturating_add(1);
+        let timeout = self.config.connect_timeout;
         let mut backoff = self.config.retry_backoff;
         let mut made = 0;
         loop {
             made += 1;
-            match attempt().await {
+            let result = tokio::time::timeout(timeout, attempt())
+                .await
+                .unwrap_or_else(|_| {
+                    Err(McpError::ConnectTimeout {
+                        server: self.server().to_owned(),
+                        timeout,
+                    })
+                });
+            match result {
                 Ok(value) => return Ok(value),
                 Err(error @ McpError::Spawn { .. }) => return Err(error),
                 Err(error) if made >= attempts => {
@@ -149,42 +153,35 @@ impl Connection {
         }
     }
 
-    /// One connect attempt: start or reach the server and complete the handshake, within
-    /// the connect timeout.
+    /// One connect attempt: start or reach the server and complete the handshake.
     async fn connect_once(&self) -> Result<RunningService<RoleClient, Client>, McpError> {
         let client = Client::new(self.progress.clone());
-        let server = || self.server().to_owned();
         let handshake = |source: rmcp::service::ClientInitializeError| McpError::Handshake {
-            server: server(),
+            server: self.server().to_owned(),
             source: source.into(),
         };
         match &self.config.transport {
             Transport::Stdio(stdio) => {
                 let process = spawn(stdio).map_err(|source| McpError::Spawn {
-                    server: server(),
+                    server: self.server().to_owned(),
                     source,
                 })?;
-                self.bounded(client.serve(process))
-                    .await?
-                    .map_err(handshake)
+                client.serve(process).await.map_err(handshake)
             }
             Transport::Http(http) => {
                 let transport = StreamableHttpClientTransport::from_config(http_config(http));
-                self.bounded(client.serve(transport))
-                    .await?
-                    .map_err(handshake)
+                client.serve(transport).await.map_err(handshake)
             }
         }
     }
+}
 
-    /// Bounds a step of connecting by the connect timeout.
-    async fn bounded<T>(&self, step: impl Future<Output = T>) -> Result<T, McpError> {
-        tokio::time::timeout(self.config.connect_timeout, step)
-            .await
-            .map_err(|_| McpError::ConnectTimeout {
-                server: self.server().to_owned(),
-                timeout: self.config.connect_timeout,
-            })
+impl Live {
+    fn session(&self) -> Session {
+        Session {
+            peer: self.service.peer().clone(),
+            number: self.number,
+        }
     }
 }
 

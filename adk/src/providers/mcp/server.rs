@@ -28,6 +28,27 @@ pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_millis(200);
 /// Build one with [`McpServer::stdio`] or [`McpServer::http`], set what differs from the
 /// defaults, then [`connect`](McpServer::connect) to get its tools as a [`ToolSet`]. See
 /// the [module docs](super) for what calls do when the server is slow, fails or dies.
+///
+/// # Example
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use adk::providers::mcp::McpServer;
+///
+/// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+/// let tools = McpServer::stdio("python", ["weather_server.py"])
+///     .name("weather")
+///     .env("WEATHER_API_URL", "http://127.0.0.1:8080")
+///     .exclude(["set_alert"])
+///     .connect_retries(3)
+///     .connect_timeout(Duration::from_secs(10))
+///     .call_timeout(Duration::from_secs(20))
+///     .connect()
+///     .await?;
+/// assert_eq!(tools.name(), "weather");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct McpServer {
     pub(crate) name: String,

@@ -78,7 +78,7 @@ impl Service<ToolRequest> for McpCall {
             let cancel = CancelOnDrop::new(&session.peer, handle.id.clone());
             let answer = handle.await_response().await;
             cancel.disarm();
-            call.answer(&session, answer).await
+            call.answer(&session, answer)
         })
     }
 }
@@ -116,7 +116,7 @@ impl Service<ToolRequest> for McpStream {
             while let Some(chunk) = progress.late().await {
                 yield chunk;
             }
-            let output = call.answer(&session, answer).await?;
+            let output = call.answer(&session, answer)?;
             if !output.content.is_empty() {
                 yield output.content;
             }
@@ -152,12 +152,12 @@ impl McpCall {
             .await
         {
             Ok(handle) => Ok((session, handle)),
-            Err(error) => Err(self.failure(&session, error).await),
+            Err(error) => Err(self.failure(&session, error)),
         }
     }
 
     /// The tool's output, or the error the model sees.
-    async fn answer(
+    fn answer(
         &self,
         session: &Session,
         answer: Result<ServerResult, ServiceError>,
@@ -175,13 +175,13 @@ impl McpCall {
             Ok(ServerResult::InputRequiredResult(_)) => unsupported("a request for more input"),
             Ok(ServerResult::CreateTaskResult(_)) => unsupported("a task"),
             Ok(_) => unsupported("a result that is not a tool result"),
-            Err(error) => Err(self.failure(session, error).await),
+            Err(error) => Err(self.failure(session, error)),
         }
     }
 
     /// The error the model sees for a failed call; a lost connection is forgotten so that
     /// the next call connects again.
-    async fn failure(&self, session: &Session, error: ServiceError) -> BoxError {
+    fn failure(&self, session: &Session, error: ServiceError) -> BoxError {
         let server = self.connection.server().to_owned();
         match error {
             ServiceError::Timeout { timeout } => ToolError::new(
@@ -202,7 +202,7 @@ impl McpCall {
             }
             .into(),
             error if is_lost(&error) => {
-                self.connection.lost(session).await;
+                self.connection.lost(session);
                 McpError::Disconnected { server }.into()
             }
             error => McpError::Call {
