@@ -2,10 +2,11 @@
 
 use futures::StreamExt;
 use serde_json::json;
+use tower_adk::providers::mcp::McpServer;
 use tower_adk::testing::{ScriptedModel, Turn};
 use tower_adk::{Agent, AgentEvent, AgentRequest, AgentResult};
 
-use crate::support;
+use crate::support::{self, HttpServer};
 
 /// The run's output chunks, in order, and its result.
 async fn chunks_of(agent: &Agent) -> (Vec<String>, AgentResult) {
@@ -52,6 +53,23 @@ async fn server_everything_progress_arrives_as_tool_output_chunks_then_the_resul
     );
     // The model reads the whole stream.
     assert_eq!(result.tool_records[0].content, chunks.concat());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_arrives_as_chunks_over_streamable_http_too() {
+    let server = HttpServer::toolbox();
+    let model = ScriptedModel::new([
+        Turn::call("c1", "countdown", json!({"steps": 2})),
+        Turn::text("done"),
+    ]);
+    let agent = Agent::builder(model)
+        .tool_set(McpServer::http(server.url()).connect().await.unwrap())
+        .build()
+        .unwrap();
+
+    let (chunks, _) = chunks_of(&agent).await;
+
+    assert_eq!(chunks, ["step 1 of 2\n", "step 2 of 2\n", "liftoff"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
