@@ -96,7 +96,8 @@ async fn a_json_rpc_error_is_a_model_visible_tool_error_and_the_run_goes_on() {
     let model = ScriptedModel::new([
         Turn::call("c1", "protocol_error", json!({})),
         Turn::call("c2", "refuse", json!({"reason": "not today"})),
-        Turn::call("c3", "add", json!({"a": 1, "b": 1})),
+        Turn::call("c3", "shout", json!({"text": ""})),
+        Turn::call("c4", "add", json!({"a": 1, "b": 1})),
         Turn::text("done"),
     ]);
     let agent = Agent::builder(model.clone())
@@ -126,6 +127,10 @@ async fn a_json_rpc_error_is_a_model_visible_tool_error_and_the_run_goes_on() {
     let refused = result.tool_records[1].error.as_ref().unwrap();
     assert_eq!(refused.kind(), ToolErrorKind::Failed);
     assert!(refused.message().contains("not today"), "{refused}");
-    assert_eq!(result.tool_records[2].content, "2");
+    // JSON-RPC "invalid params": the model's arguments were wrong.
+    let invalid = result.tool_records[2].error.as_ref().unwrap();
+    assert_eq!(invalid.kind(), ToolErrorKind::InvalidArguments);
+    assert_eq!(invalid.message(), "text must not be empty");
+    assert_eq!(result.tool_records[3].content, "2");
     assert_eq!(result.final_message.content(), "done");
 }

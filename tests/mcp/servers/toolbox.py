@@ -69,6 +69,14 @@ def protocol_error() -> str:
     raise MCPError(-32001, "the toolbox refuses at the protocol level")
 
 
+@server.tool()
+def shout(text: str) -> str:
+    """Upper-cases `text`; an empty one is refused as invalid params (JSON-RPC -32602)."""
+    if not text:
+        raise MCPError(-32602, "text must not be empty")
+    return text.upper()
+
+
 class Forecast(BaseModel):
     city: str
     celsius: float
