@@ -56,6 +56,7 @@ pub mod error;
 pub mod handler;
 pub mod message;
 pub mod model;
+pub mod providers;
 mod telemetry;
 pub mod testing;
 pub mod tool;

@@ -257,10 +257,10 @@ impl Handler for TaskCompleted {
                 .messages
                 .last()
                 .is_some_and(|m| !m.tool_calls().is_empty());
-            if has_calls {
-                if let Some(calls) = state.messages.last_mut().and_then(Message::tool_calls_mut) {
-                    calls.clear();
-                }
+            if has_calls
+                && let Some(calls) = state.messages.last_mut().and_then(Message::tool_calls_mut)
+            {
+                calls.clear();
             }
         } else if state.messages.last().is_some_and(completes_without_text) {
             closing.0.store(true, Ordering::SeqCst);

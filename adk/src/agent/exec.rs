@@ -76,11 +76,10 @@ fn run_call(
                 Ok(arguments) => arguments,
                 Err(error) => break 'call Some(error.into()),
             };
-            if options.validate {
-                if let Err(error) = tool.validate(&arguments) {
+            if options.validate
+                && let Err(error) = tool.validate(&arguments) {
                     break 'call Some(error.into());
                 }
-            }
             let request = ToolRequest::for_run(&call.id, arguments, extensions, tool.clone());
             if !tool.is_streamable() {
                 match chain.invoke(request, tool).await {

@@ -228,14 +228,14 @@ impl Stream for AgentRun {
         if let Deadline::Armed(limit) = self.deadline {
             self.deadline = Deadline::Running(Box::pin(tokio::time::sleep(limit)), limit);
         }
-        if let Deadline::Running(sleep, limit) = &mut self.deadline {
-            if sleep.as_mut().poll(cx).is_ready() {
-                let limit = *limit;
-                self.deadline = Deadline::None;
-                // Dropping the run's stream cancels every model and tool call in flight.
-                self.events = None;
-                return Poll::Ready(Some(Err(AgentError::Timeout { limit })));
-            }
+        if let Deadline::Running(sleep, limit) = &mut self.deadline
+            && sleep.as_mut().poll(cx).is_ready()
+        {
+            let limit = *limit;
+            self.deadline = Deadline::None;
+            // Dropping the run's stream cancels every model and tool call in flight.
+            self.events = None;
+            return Poll::Ready(Some(Err(AgentError::Timeout { limit })));
         }
         match &mut self.events {
             Some(events) => events.poll_next_unpin(cx),

@@ -254,10 +254,10 @@ fn accepts_null(schema: &Value) -> bool {
     if let Some(value) = map.get("const") {
         return value.is_null();
     }
-    if let Some(Value::Array(values)) = map.get("enum") {
-        if !values.contains(&Value::Null) {
-            return false;
-        }
+    if let Some(Value::Array(values)) = map.get("enum")
+        && !values.contains(&Value::Null)
+    {
+        return false;
     }
     let by_type = match map.get("type") {
         Some(Value::String(ty)) => ty == "null",

@@ -124,19 +124,19 @@ where
         result: &mut Result<Res, BoxError>,
     ) -> Option<Self::Future> {
         self.attempts += 1;
-        if self.attempts == 1 {
-            if let Some(budget) = &self.budget {
-                budget.deposit();
-            }
+        if self.attempts == 1
+            && let Some(budget) = &self.budget
+        {
+            budget.deposit();
         }
         let error = result.as_ref().err()?;
         if !is_retryable(error) || self.attempts >= self.max_attempts {
             return None;
         }
-        if let Some(budget) = &self.budget {
-            if !budget.withdraw() {
-                return None;
-            }
+        if let Some(budget) = &self.budget
+            && !budget.withdraw()
+        {
+            return None;
         }
         Some(self.backoff.next_backoff())
     }

@@ -62,10 +62,10 @@ impl Stream for TimeoutStream {
             *this.inner = None;
             return Poll::Ready(Some(Err(limit.into())));
         }
-        if let Some(idle) = *this.idle {
-            if this.idle_sleep.is_none() {
-                this.idle_sleep.set(Some(sleep(idle)));
-            }
+        if let Some(idle) = *this.idle
+            && this.idle_sleep.is_none()
+        {
+            this.idle_sleep.set(Some(sleep(idle)));
         }
         if let Poll::Ready(item) = inner.poll_next_unpin(cx) {
             this.idle_sleep.set(None);
@@ -75,11 +75,11 @@ impl Stream for TimeoutStream {
             return Poll::Ready(item);
         }
         let idle = (*this.idle).zip(this.idle_sleep.as_pin_mut());
-        if let Some((idle, sleep)) = idle {
-            if sleep.poll(cx).is_ready() {
-                *this.inner = None;
-                return Poll::Ready(Some(Err(Limit::Idle(idle).into())));
-            }
+        if let Some((idle, sleep)) = idle
+            && sleep.poll(cx).is_ready()
+        {
+            *this.inner = None;
+            return Poll::Ready(Some(Err(Limit::Idle(idle).into())));
         }
         Poll::Pending
     }
