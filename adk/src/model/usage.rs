@@ -31,7 +31,9 @@ impl Add for Usage {
     fn add(self, other: Usage) -> Usage {
         Usage {
             prompt_tokens: self.prompt_tokens.saturating_add(other.prompt_tokens),
-            completion_tokens: self.completion_tokens.saturating_add(other.completion_tokens),
+            completion_tokens: self
+                .completion_tokens
+                .saturating_add(other.completion_tokens),
             total_tokens: self.total_tokens.saturating_add(other.total_tokens),
         }
     }
@@ -89,7 +91,9 @@ impl UsageMeter {
         counts
             .completion
             .fetch_add(usage.completion_tokens, Ordering::Relaxed);
-        counts.total.fetch_add(usage.total_tokens, Ordering::Relaxed);
+        counts
+            .total
+            .fetch_add(usage.total_tokens, Ordering::Relaxed);
         counts.calls.fetch_add(1, Ordering::Relaxed);
     }
 
