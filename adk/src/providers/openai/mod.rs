@@ -79,7 +79,7 @@
 //!
 //! # Usage
 //!
-//! Token usage goes to a [`UsageMeter`](crate::model::UsageMeter) found in the request's
+//! Token usage goes to a [`UsageMeter`] found in the request's
 //! extensions (insert one in the `AgentRequest` to count a whole run), added once the
 //! reply is complete: from the `usage` of a whole reply, or from the stream's last usage
 //! when `[DONE]` arrives (streamed requests ask for it with

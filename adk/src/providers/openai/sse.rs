@@ -504,6 +504,26 @@ mod tests {
     }
 
     #[test]
+    fn usage_is_recorded_only_once_the_stream_is_drained_to_done() {
+        let meter = UsageMeter::new();
+        let body = sse(&[
+            json!({"choices": [{"delta": {"content": "Hi"}}]}),
+            json!({"choices": [], "usage": {"prompt_tokens": 2, "completion_tokens": 1}}),
+        ]);
+        let mut stream = DeltaStream::new(stream::iter(body), Some(meter.clone()));
+        let first = executor::block_on(stream.next());
+        assert!(matches!(first, Some(Ok(ModelDelta::Text(_)))));
+        assert_eq!(meter.calls(), 0, "not before the stream is drained");
+        assert!(executor::block_on(stream.next()).is_none());
+        assert_eq!(meter.total(), Usage::new(2, 1, 3));
+        assert!(
+            executor::block_on(stream.next()).is_none(),
+            "ended streams stay ended"
+        );
+        assert_eq!(meter.calls(), 1, "recorded once");
+    }
+
+    #[test]
     fn ids_and_names_repeated_in_every_fragment_are_sent_once() {
         let fragment = |args: &str| {
             json!({"choices": [{"delta": {"tool_calls": [
