@@ -172,7 +172,10 @@ impl OpenAiModelBuilder {
     /// the wait for the response head, for a whole non-streamed reply, or between two
     /// pieces of a stream. A stalled server then fails the call with
     /// [`OpenAiError::Timeout`](super::OpenAiError::Timeout) instead of hanging it. `None`
-    /// waits forever. For a deadline on the whole call, wrap the model in a timeout layer.
+    /// waits forever. It does not bound a stream that keeps sending (keep-alive comments
+    /// included): for a deadline on a whole run use the agent's
+    /// [`run_timeout`](crate::AgentBuilder::run_timeout); a tower timeout layer around the
+    /// model stops counting once the stream is returned.
     pub fn read_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.read_timeout = timeout;
         self
