@@ -27,24 +27,20 @@ async fn call(model: OpenAiModel) -> Result<Message, OpenAiError> {
     Ok(message)
 }
 
-/// A run of an agent with the `weather` tool, streamed, whose first reply is `text`
-/// broken by `fault`: its streamed text and its error.
+/// A run of an agent with the `weather` tool, streamed, whose first reply ("one two three
+/// four five six") is broken by `fault`: its streamed text and its error.
 async fn broken_stream(fault: serde_json::Value) -> (String, OpenAiError) {
     let server = Llmock::start();
     server.script(json!([
         {"type": "reply", "text": "one two three four five six"},
         fault
     ]));
-    let agent = Agent::builder(
-        server
-            .builder()
-            .read_timeout(Some(Duration::from_millis(500)))
-            .build()
-            .unwrap(),
-    )
-    .tool(weather())
-    .build()
-    .unwrap();
+    // Long enough for a busy machine, short enough for the stall test.
+    let model = server.builder().read_timeout(Some(Duration::from_secs(2)));
+    let agent = Agent::builder(model.build().unwrap())
+        .tool(weather())
+        .build()
+        .unwrap();
     let (events, result) = run(&agent, AgentRequest::user("Count to six")).await;
     let error = result.expect_err("the run fails with the model's error");
     let text = streamed_text(&events);
