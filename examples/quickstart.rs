@@ -11,6 +11,14 @@
 //! ```text
 //! cargo run --example quickstart
 //! ```
+//!
+//! With the `openai` feature and `OPENAI_BASE_URL` set, it runs on that OpenAI-compatible
+//! server instead (with `OPENAI_MODEL`, and `OPENAI_API_KEY` if the server wants one):
+//!
+//! ```text
+//! OPENAI_BASE_URL=http://127.0.0.1:8080/v1 OPENAI_MODEL=smollm2 \
+//!     cargo run --features openai --example quickstart
+//! ```
 
 mod common;
 
@@ -19,6 +27,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use serde_json::json;
 use tower::{ServiceBuilder, ServiceExt};
+use tower_adk::model::BoxModel;
 use tower_adk::testing::{ScriptedModel, Turn};
 use tower_adk::{
     Agent, AgentRequest, HandlerLayer, Tool, ToolInfo, ToolOutput, ToolRequest, handlers,
@@ -79,10 +88,21 @@ fn export_report() -> Tool {
     )
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    // The model's turns for the two runs below, in order.
-    let model = ScriptedModel::new([
+/// The model: the server named by `OPENAI_BASE_URL` if it is set (with the `openai`
+/// feature), else the scripted one.
+fn model() -> Result<BoxModel, Box<dyn std::error::Error>> {
+    #[cfg(feature = "openai")]
+    if std::env::var_os("OPENAI_BASE_URL").is_some() {
+        let model = tower_adk::providers::openai::OpenAiModel::from_env()?;
+        println!("(model {} at {})", model.model_name(), model.endpoint());
+        return Ok(BoxModel::new(model.map_err(Into::into)));
+    }
+    Ok(BoxModel::new(scripted_model()))
+}
+
+/// The scripted model's turns for the two runs below, in order.
+fn scripted_model() -> ScriptedModel {
+    ScriptedModel::new([
         // The admin's run.
         Turn::stream(["Let me look ", "at the open orders."])
             .with_call("c1", "list_orders", json!({"status": "open"}))
@@ -91,9 +111,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         // The viewer's run: the model tries a tool the viewer does not have.
         Turn::call("c3", "delete_order", json!({"id": 7})),
         Turn::text("Sorry, I cannot delete orders for you."),
-    ]);
+    ])
+}
 
-    let agent = Agent::builder(model)
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let agent = Agent::builder(model()?)
         .instruction("You help the shop staff with orders.")
         .tools([list_orders(), delete_order(), export_report()])
         .build()?;

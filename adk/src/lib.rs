@@ -9,6 +9,7 @@
 //! - [`Handler`]s customise each run at fixed points (see [`handler`]); they come from
 //!   [`HandlerLayer`]s on the agent and from the request itself.
 //! - [`testing`] has a scripted model and small tools for tests.
+//! - [`providers`] has models for real servers, behind cargo features (`openai`).
 //!
 //! # Example
 //!

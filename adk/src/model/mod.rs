@@ -29,6 +29,7 @@
 //! ```
 
 mod response;
+mod usage;
 
 use std::fmt;
 use std::sync::Arc;
@@ -37,6 +38,7 @@ use tower::BoxError;
 use tower::util::BoxCloneSyncService;
 
 pub use self::response::{MessageAccumulator, ModelDelta, ModelResponse};
+pub use self::usage::{Usage, UsageMeter};
 use crate::handler::Continuation;
 use crate::{Messages, ToolInfo};
 
@@ -44,7 +46,7 @@ use crate::{Messages, ToolInfo};
 pub type BoxModel = BoxCloneSyncService<ModelRequest, ModelResponse, BoxError>;
 
 /// Whether and how the model may call tools in one call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum ToolChoice {
     /// The model decides.
@@ -54,9 +56,26 @@ pub enum ToolChoice {
     None,
     /// The model must call at least one tool.
     Required,
+    /// The model must call the tool with this name.
+    Tool(String),
 }
 
 /// Per-call options for the model.
+///
+/// A provider sends the options its API has and ignores the others; every field is
+/// optional, and `None` (or empty) leaves the server's default.
+///
+/// # Example
+///
+/// ```
+/// use adk::model::{ModelOptions, ToolChoice};
+///
+/// let mut options = ModelOptions::default();
+/// options.temperature = Some(0.2);
+/// options.tool_choice = ToolChoice::Tool("search".into());
+/// options.parallel_tool_calls = Some(false);
+/// options.stop = vec!["\n\n".into()];
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct ModelOptions {
@@ -66,6 +85,14 @@ pub struct ModelOptions {
     pub max_tokens: Option<u32>,
     /// Whether the model may call tools.
     pub tool_choice: ToolChoice,
+    /// Whether the model may ask for several tool calls in one turn, if set.
+    pub parallel_tool_calls: Option<bool>,
+    /// Nucleus sampling: the probability mass of the tokens considered, if set.
+    pub top_p: Option<f32>,
+    /// Texts at which the model stops producing; empty for none.
+    pub stop: Vec<String>,
+    /// A seed for sampling, for servers that can repeat a generation, if set.
+    pub seed: Option<u64>,
 }
 
 /// One call to a model: the request of the model seam.

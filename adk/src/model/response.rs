@@ -14,6 +14,8 @@ pub enum ModelDelta {
     Text(String),
     /// A piece of a tool call. Pieces with the same `index` belong to the same call: the
     /// first piece usually carries the id and name, later ones append to the arguments.
+    /// A later id replaces the earlier one; a later name piece is appended to the name,
+    /// unless it repeats the whole name so far (servers that send the name in every piece).
     ToolCall {
         /// The position of the call in the message.
         index: usize,
@@ -156,8 +158,11 @@ impl MessageAccumulator {
                 if let Some(id) = id {
                     call.id = id;
                 }
-                if let Some(name) = name {
-                    call.name.push_str(&name);
+                // Names arrive in pieces, or whole in every piece (some servers repeat
+                // them): a piece equal to the whole name so far is such a repeat.
+                match name {
+                    Some(name) if name != call.name => call.name.push_str(&name),
+                    _ => {}
                 }
                 call.arguments.push_str(&arguments);
             }
@@ -180,5 +185,38 @@ impl MessageAccumulator {
             })
             .collect();
         Message::assistant_with_calls(self.text, calls)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MessageAccumulator, ModelDelta};
+
+    fn piece(index: usize, id: Option<&str>, name: Option<&str>, arguments: &str) -> ModelDelta {
+        ModelDelta::ToolCall {
+            index,
+            id: id.map(Into::into),
+            name: name.map(Into::into),
+            arguments: arguments.into(),
+        }
+    }
+
+    #[test]
+    fn a_name_repeated_in_every_piece_is_kept_once() {
+        let mut acc = MessageAccumulator::default();
+        acc.push(piece(0, Some("c1"), Some("search"), "{\"q\":"));
+        acc.push(piece(0, Some("c1"), Some("search"), "\"rust\"}"));
+        let message = acc.finish();
+        assert_eq!(message.tool_calls()[0].name, "search");
+        assert_eq!(message.tool_calls()[0].id, "c1");
+        assert_eq!(message.tool_calls()[0].arguments, r#"{"q":"rust"}"#);
+    }
+
+    #[test]
+    fn a_name_sent_in_pieces_is_joined() {
+        let mut acc = MessageAccumulator::default();
+        acc.push(piece(0, Some("c1"), Some("get_"), ""));
+        acc.push(piece(0, None, Some("weather"), "{}"));
+        assert_eq!(acc.finish().tool_calls()[0].name, "get_weather");
     }
 }

@@ -3,7 +3,10 @@
 //!
 //! | feature | module | what it provides |
 //! |---------|--------|------------------|
+//! | `openai` | `openai` | a model for OpenAI-compatible chat completion servers: OpenAI, vLLM, Ollama, llama.cpp, ... |
 //! | `mcp`   | `mcp`  | tools from MCP servers, over stdio (a child process) and streamable HTTP |
 
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "openai")]
+pub mod openai;

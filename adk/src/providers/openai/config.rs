@@ -1,0 +1,350 @@
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Map, Value};
+
+use super::error::ConfigError;
+use super::{OpenAiModel, Shared};
+
+/// The base URL used when none is given: OpenAI's API.
+pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// The default wait for a connection to the server.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default longest silence of the server while a reply is awaited or streamed.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Builds an [`OpenAiModel`]; from [`OpenAiModel::builder`] or
+/// [`OpenAiModelBuilder::from_env`].
+///
+/// | setting | default | from the environment |
+/// |---|---|---|
+/// | [`base_url`](Self::base_url) | `https://api.openai.com/v1` | `OPENAI_BASE_URL` |
+/// | [`api_key`](Self::api_key) | none (no `Authorization` header) | `OPENAI_API_KEY` |
+/// | [`model`](Self::model) | none: required | `OPENAI_MODEL` |
+/// | [`stream`](Self::stream) | `true` | |
+/// | [`stream_usage`](Self::stream_usage) | `true` | |
+/// | [`max_completion_tokens`](Self::max_completion_tokens) | `false` | |
+/// | [`connect_timeout`](Self::connect_timeout) | 10 s | |
+/// | [`read_timeout`](Self::read_timeout) | 120 s | |
+///
+/// # Example
+///
+/// ```
+/// use adk::providers::openai::OpenAiModel;
+/// use std::time::Duration;
+///
+/// let model = OpenAiModel::builder()
+///     .base_url("http://127.0.0.1:8080/v1")
+///     .model("smollm2")
+///     .read_timeout(Some(Duration::from_secs(30)))
+///     .extra_body("top_k", 40)
+///     .build()?;
+/// assert_eq!(model.model_name(), "smollm2");
+/// assert_eq!(model.endpoint(), "http://127.0.0.1:8080/v1/chat/completions");
+/// # Ok::<_, adk::providers::openai::ConfigError>(())
+/// ```
+#[derive(Clone)]
+pub struct OpenAiModelBuilder {
+    base_url: String,
+    api_key: Option<String>,
+    model: Option<String>,
+    stream: bool,
+    stream_usage: bool,
+    max_completion_tokens: bool,
+    headers: Vec<(String, String)>,
+    extra_body: Map<String, Value>,
+    connect_timeout: Option<Duration>,
+    read_timeout: Option<Duration>,
+}
+
+impl Default for OpenAiModelBuilder {
+    fn default() -> Self {
+        OpenAiModelBuilder {
+            base_url: DEFAULT_BASE_URL.to_owned(),
+            api_key: None,
+            model: None,
+            stream: true,
+            stream_usage: true,
+            max_completion_tokens: false,
+            headers: Vec::new(),
+            extra_body: Map::new(),
+            connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
+            read_timeout: Some(DEFAULT_READ_TIMEOUT),
+        }
+    }
+}
+
+impl OpenAiModelBuilder {
+    /// A builder with the defaults, then the settings found in the environment:
+    /// `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `OPENAI_MODEL` (empty values count as
+    /// unset). The builder's methods can still change any of them.
+    pub fn from_env() -> Self {
+        OpenAiModelBuilder::default().with_vars(|name| std::env::var(name).ok())
+    }
+
+    /// Applies the settings that `var` finds (`var` reads the environment, or a map in
+    /// tests).
+    fn with_vars(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
+        let var = |name| var(name).filter(|value| !value.trim().is_empty());
+        if let Some(url) = var("OPENAI_BASE_URL") {
+            self.base_url = url;
+        }
+        if let Some(key) = var("OPENAI_API_KEY") {
+            self.api_key = Some(key);
+        }
+        if let Some(model) = var("OPENAI_MODEL") {
+            self.model = Some(model);
+        }
+        self
+    }
+
+    /// The server's base URL, up to and including the API version, e.g.
+    /// `http://127.0.0.1:8000/v1`; requests go to `{base_url}/chat/completions`.
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = url.into();
+        self
+    }
+
+    /// The API key, sent as `Authorization: Bearer {key}`. Local servers often need none.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// The model name sent with every request (required; local servers that serve one
+    /// model often ignore it).
+    pub fn model(mut self, name: impl Into<String>) -> Self {
+        self.model = Some(name.into());
+        self
+    }
+
+    /// Whether to ask for streamed replies (server-sent events): text then reaches the
+    /// caller as it is produced. Some servers stream tool calls poorly (llama.cpp's Python
+    /// server does only with a named `tool_choice`); turn streaming off for them.
+    pub fn stream(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// Whether a streamed request asks for the usage chunk at the end
+    /// (`"stream_options": {"include_usage": true}`). Turn it off for servers that reject
+    /// `stream_options`.
+    pub fn stream_usage(mut self, include: bool) -> Self {
+        self.stream_usage = include;
+        self
+    }
+
+    /// Sends [`ModelOptions::max_tokens`](crate::ModelOptions::max_tokens) as
+    /// `max_completion_tokens` (which OpenAI's reasoning models require) instead of
+    /// `max_tokens` (which most compatible servers read).
+    pub fn max_completion_tokens(mut self, yes: bool) -> Self {
+        self.max_completion_tokens = yes;
+        self
+    }
+
+    /// Adds a header to every request (e.g. `OpenAI-Organization`, or a test server's
+    /// scenario header).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Adds a field to the body of every request, for options that only some servers
+    /// have (vLLM's `top_k`, llama.cpp's `min_p`, `response_format`, ...). A field that
+    /// the request sets from its [`ModelOptions`](crate::ModelOptions) or its content wins
+    /// over an extra field of the same name.
+    pub fn extra_body(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.extra_body.insert(name.into(), value.into());
+        self
+    }
+
+    /// The longest wait for a connection; `None` waits as long as the system does.
+    pub fn connect_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The longest silence of the server, reset by every piece of the reply that arrives:
+    /// the wait for the response head, for a whole non-streamed reply, or between two
+    /// pieces of a stream. A stalled server then fails the call with
+    /// [`OpenAiError::Timeout`](super::OpenAiError::Timeout) instead of hanging it. `None`
+    /// waits forever. It does not bound a stream that keeps sending (keep-alive comments
+    /// included): for a deadline on a whole run use the agent's
+    /// [`run_timeout`](crate::AgentBuilder::run_timeout); a tower timeout layer around the
+    /// model stops counting once the stream is returned.
+    pub fn read_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.read_timeout = timeout;
+        self
+    }
+
+    /// Builds the model and its HTTP client.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when no model name is set, the base URL is not an `http(s)` URL,
+    /// a header (or the API key) is not a valid header value, or the client cannot be
+    /// built.
+    pub fn build(self) -> Result<OpenAiModel, ConfigError> {
+        let model = self.model.clone().ok_or(ConfigError::MissingModel)?;
+        let endpoint = endpoint(&self.base_url)?;
+        let mut headers = HeaderMap::new();
+        for (name, value) in &self.headers {
+            let invalid = |reason: String| ConfigError::InvalidHeader {
+                name: name.clone(),
+                reason,
+            };
+            let header =
+                HeaderName::from_bytes(name.as_bytes()).map_err(|e| invalid(e.to_string()))?;
+            let value = HeaderValue::from_str(value).map_err(|e| invalid(e.to_string()))?;
+            headers.append(header, value);
+        }
+        if let Some(key) = &self.api_key {
+            let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|e| {
+                ConfigError::InvalidHeader {
+                    name: AUTHORIZATION.to_string(),
+                    reason: e.to_string(),
+                }
+            })?;
+            value.set_sensitive(true);
+            headers.insert(AUTHORIZATION, value);
+        }
+        let mut client = reqwest::Client::builder().default_headers(headers);
+        if let Some(timeout) = self.connect_timeout {
+            client = client.connect_timeout(timeout);
+        }
+        if let Some(timeout) = self.read_timeout {
+            client = client.read_timeout(timeout);
+        }
+        let client = client.build().map_err(ConfigError::Client)?;
+        Ok(OpenAiModel {
+            shared: Arc::new(Shared {
+                client,
+                endpoint,
+                model,
+                stream: self.stream,
+                stream_usage: self.stream_usage,
+                max_completion_tokens: self.max_completion_tokens,
+                extra_body: self.extra_body,
+            }),
+        })
+    }
+}
+
+/// `{base_url}/chat/completions`, checked.
+fn endpoint(base_url: &str) -> Result<reqwest::Url, ConfigError> {
+    let invalid = |reason: &str| ConfigError::InvalidBaseUrl {
+        url: base_url.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let url = format!("{}/chat/completions", base_url.trim().trim_end_matches('/'));
+    let url = reqwest::Url::parse(&url).map_err(|e| invalid(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(invalid("the scheme must be http or https"));
+    }
+    Ok(url)
+}
+
+impl fmt::Debug for OpenAiModelBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiModelBuilder")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("model", &self.model)
+            .field("stream", &self.stream)
+            .field("stream_usage", &self.stream_usage)
+            .field("max_completion_tokens", &self.max_completion_tokens)
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(name, _)| name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("extra_body", &self.extra_body)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("read_timeout", &self.read_timeout)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::collections::HashMap;
+
+    use super::{ConfigError, OpenAiModelBuilder};
+
+    fn from_vars(vars: &[(&str, &str)]) -> OpenAiModelBuilder {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        OpenAiModelBuilder::default().with_vars(|name| vars.get(name).cloned())
+    }
+
+    #[test]
+    fn the_environment_gives_the_base_url_the_key_and_the_model() {
+        let builder = from_vars(&[
+            ("OPENAI_BASE_URL", "http://127.0.0.1:9/v1/"),
+            ("OPENAI_API_KEY", "sk-test"),
+            ("OPENAI_MODEL", "gpt-test"),
+        ]);
+        let debug = format!("{builder:?}");
+        assert!(!debug.contains("sk-test"), "the key is redacted: {debug}");
+        let model = builder.build().unwrap();
+        assert_eq!(model.endpoint(), "http://127.0.0.1:9/v1/chat/completions");
+        assert_eq!(model.model_name(), "gpt-test");
+        assert!(!format!("{model:?}").contains("sk-test"));
+    }
+
+    #[test]
+    fn empty_variables_count_as_unset() {
+        let model = from_vars(&[("OPENAI_BASE_URL", ""), ("OPENAI_MODEL", "m")])
+            .build()
+            .unwrap();
+        assert_eq!(
+            model.endpoint(),
+            "https://api.openai.com/v1/chat/completions"
+        );
+    }
+
+    #[test]
+    fn a_missing_model_is_an_error() {
+        let error = from_vars(&[("OPENAI_MODEL", " ")]).build().unwrap_err();
+        assert!(matches!(error, ConfigError::MissingModel), "{error}");
+    }
+
+    #[test]
+    fn a_base_url_that_is_not_http_is_an_error() {
+        for url in ["127.0.0.1:8080/v1", "ftp://host/v1", "not a url"] {
+            let error = OpenAiModelBuilder::default()
+                .model("m")
+                .base_url(url)
+                .build()
+                .unwrap_err();
+            assert!(
+                matches!(error, ConfigError::InvalidBaseUrl { .. }),
+                "{url}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_that_is_not_a_header_value_is_an_error() {
+        let error = OpenAiModelBuilder::default()
+            .model("m")
+            .api_key("line\nbreak")
+            .build()
+            .unwrap_err();
+        assert!(
+            matches!(error, ConfigError::InvalidHeader { .. }),
+            "{error}"
+        );
+    }
+}

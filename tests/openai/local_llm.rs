@@ -1,0 +1,107 @@
+//! A real model: SmolLM2-135M-Instruct served by llama-cpp-python's OpenAI-compatible
+//! server (`scripts/setup-local-llm`). Runs only when `LOCAL_LLM_BASE_URL` is set (e.g.
+//! `http://127.0.0.1:8080/v1`; the model name is `LOCAL_LLM_MODEL`, default `smollm2`);
+//! otherwise each test prints a note and returns.
+//!
+//! This server streams tool calls only under a named `tool_choice`, and sends the call's
+//! id and name again in every fragment. By default it cuts a stream short when another
+//! request arrives, so the tests here take turns (and the setup script starts it with
+//! `--interrupt_requests false`). The model is tiny: the tests check the plumbing
+//! (a forced tool call with valid arguments, the result sent back, an answer), not the
+//! quality of its words.
+
+use tower_adk::handlers::wrap_model;
+use tower_adk::model::{ModelOptions, ToolChoice, UsageMeter};
+use tower_adk::providers::openai::OpenAiModel;
+use tower_adk::{Agent, AgentRequest, Message};
+
+use crate::{run, streamed_text, weather};
+
+/// Held by each test while it talks to the server.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+fn local_model(stream: bool) -> Option<OpenAiModel> {
+    let Ok(base_url) = std::env::var("LOCAL_LLM_BASE_URL") else {
+        println!(
+            "LOCAL_LLM_BASE_URL is not set: skipping the local model test (see scripts/setup-local-llm)"
+        );
+        return None;
+    };
+    let model = std::env::var("LOCAL_LLM_MODEL").unwrap_or_else(|_| "smollm2".into());
+    Some(
+        OpenAiModel::builder()
+            .base_url(base_url)
+            .model(model)
+            .stream(stream)
+            .build()
+            .unwrap(),
+    )
+}
+
+/// An agent that must call `weather` first, then answers without tools once the result
+/// is in (the server would otherwise be held to the named tool forever).
+fn weather_agent(model: OpenAiModel) -> Agent {
+    let mut options = ModelOptions::default();
+    options.tool_choice = ToolChoice::Tool("weather".into());
+    options.temperature = Some(0.0);
+    options.max_tokens = Some(48);
+    Agent::builder(model)
+        .tool(weather())
+        .model_options(options)
+        .max_iterations(2)
+        .build()
+        .unwrap()
+}
+
+fn request() -> AgentRequest {
+    AgentRequest::user("What is the weather in Paris?").with_handler(wrap_model(
+        |mut req, next| async move {
+            if matches!(req.messages.last(), Some(Message::Tool { .. })) {
+                req.tools = std::sync::Arc::from([]);
+            }
+            next.run(req).await
+        },
+    ))
+}
+
+#[tokio::test]
+async fn local_llm_streams_a_named_tool_call_and_an_answer_from_its_result() {
+    let Some(model) = local_model(true) else {
+        return;
+    };
+    let _turn = ONE_AT_A_TIME.lock().await;
+
+    let (events, result) = run(&weather_agent(model), request()).await;
+    let result = result.unwrap();
+
+    let record = &result.tool_records[0];
+    assert_eq!(record.name, "weather", "{record:?}");
+    assert!(
+        record.error.is_none(),
+        "the arguments are valid JSON: {record:?}"
+    );
+    assert!(!result.final_message.content().trim().is_empty());
+    assert_eq!(streamed_text(&events), result.final_message.content());
+}
+
+#[tokio::test]
+async fn local_llm_runs_a_whole_loop_without_streaming_and_reports_usage() {
+    let Some(model) = local_model(false) else {
+        return;
+    };
+    let _turn = ONE_AT_A_TIME.lock().await;
+    let usage = UsageMeter::new();
+
+    let (_, result) = run(
+        &weather_agent(model),
+        request().with_extension(usage.clone()),
+    )
+    .await;
+    let result = result.unwrap();
+
+    assert_eq!(result.tool_records[0].name, "weather");
+    assert!(result.tool_records[0].error.is_none());
+    assert!(!result.final_message.content().trim().is_empty());
+    assert_eq!(usage.calls(), 2);
+    assert!(usage.total().prompt_tokens > 0);
+}
