@@ -70,19 +70,28 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                         let response = InSpan::new(chain.model(request, agent.model.clone()), span)
                             .await
                             .map_err(AgentError::from_chain)?;
-                        let mut deltas = response.into_stream();
-                        let mut reply = MessageAccumulator::default();
-                        while let Some(delta) = deltas.next().await {
-                            match delta.map_err(AgentError::Model)? {
-                                ModelDelta::Text(text) => {
-                                    reply.push_text(&text);
-                                    yield AgentEvent::TextDelta(text);
+                        let reply = match response.into_whole() {
+                            Ok(reply) => {
+                                if !reply.content().is_empty() {
+                                    yield AgentEvent::TextDelta(reply.content().to_owned());
                                 }
-                                other => reply.push(other),
+                                reply
                             }
-                        }
-                        drop(deltas);
-                        state.messages.push(reply.finish());
+                            Err(mut deltas) => {
+                                let mut reply = MessageAccumulator::default();
+                                while let Some(delta) = deltas.next().await {
+                                    match delta.map_err(AgentError::Model)? {
+                                        ModelDelta::Text(text) => {
+                                            reply.push_text(&text);
+                                            yield AgentEvent::TextDelta(text);
+                                        }
+                                        other => reply.push(other),
+                                    }
+                                }
+                                reply.finish()
+                            }
+                        };
+                        state.messages.push(reply);
 
                         chain.after_model(&mut cx, &mut state).await?;
                         let routed = state.messages.last().cloned();

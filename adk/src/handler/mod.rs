@@ -107,7 +107,7 @@ pub trait Handler: Send + Sync + 'static {
         state: &mut RunState,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
         let _ = (cx, state);
-        std::future::ready(Ok(()))
+        Pass
     }
 
     /// Rewrites the history after each model call. The model's reply is the last message;
@@ -118,7 +118,7 @@ pub trait Handler: Send + Sync + 'static {
         state: &mut RunState,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
         let _ = (cx, state);
-        std::future::ready(Ok(()))
+        Pass
     }
 
     /// Wraps one model call. Changes to `request` are for this call only.
@@ -155,12 +155,28 @@ pub trait Handler: Send + Sync + 'static {
         state: &mut RunState,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
         let _ = (cx, state);
-        std::future::ready(Ok(()))
+        Pass
     }
 }
 
 /// A handler that does nothing.
 impl Handler for () {}
+
+/// The future of a state hook that does nothing. It is zero-sized, so erasing it behind a
+/// `Box` allocates nothing: a handler pays only for the hooks it implements.
+#[derive(Debug, Clone, Copy)]
+struct Pass;
+
+impl Future for Pass {
+    type Output = Result<(), BoxError>;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        std::task::Poll::Ready(Ok(()))
+    }
+}
 
 /// A handler that is there or not; `None` passes through.
 impl<H: Handler> Handler for Option<H> {

@@ -85,6 +85,17 @@ impl ModelResponse {
         }
     }
 
+    /// The reply as one assistant message if it is already whole, else its deltas.
+    pub(crate) fn into_whole(
+        self,
+    ) -> Result<Message, BoxStream<'static, Result<ModelDelta, BoxError>>> {
+        match self.0 {
+            Inner::Message(message @ Message::Assistant { .. }) => Ok(message),
+            Inner::Message(other) => Ok(Message::assistant(other.content())),
+            Inner::Stream(deltas) => Err(deltas),
+        }
+    }
+
     /// Reads the whole reply into one assistant message.
     ///
     /// # Errors
