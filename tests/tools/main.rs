@@ -10,41 +10,15 @@ mod sets;
 mod wrappers;
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
-use tower_adk::{Message, ModelRequest, Tool, ToolInfo, ToolOutput, ToolRequest};
+use tower_adk::{Tool, ToolInfo, ToolOutput, ToolRequest};
 
-/// The tool result that answers `call_id` in a model request, as `(content, is_error)`.
-fn tool_result(request: &ModelRequest, call_id: &str) -> (String, bool) {
-    request
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::Tool {
-                call_id: id,
-                content,
-                is_error,
-                ..
-            } if id == call_id => Some((content.clone(), *is_error)),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no tool result for {call_id} in {request:?}"))
-}
+#[path = "../support/mod.rs"]
+mod support;
 
-/// A shared log that wrappers and tools write to.
-#[derive(Clone, Debug, Default)]
-struct Log(Arc<Mutex<Vec<String>>>);
-
-impl Log {
-    fn push(&self, entry: impl Into<String>) {
-        self.0.lock().unwrap().push(entry.into());
-    }
-
-    fn entries(&self) -> Vec<String> {
-        self.0.lock().unwrap().clone()
-    }
-}
+use support::{Log, tool_result};
 
 /// A tool that counts its calls and answers with its arguments.
 fn counting_echo(name: &str, calls: &Arc<AtomicUsize>) -> Tool {
