@@ -1,0 +1,86 @@
+//! The request of the tool seam.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::Tool;
+use crate::handler::Continuation;
+
+/// One tool call, as it travels through the tool wrappers to the tool: the request of the
+/// tool seam.
+///
+/// The arguments have been parsed from the model's JSON text once, before any wrapper
+/// sees the call. The run's extensions ride along, so wrappers and tools see the caller's
+/// identity, role or tenant, and anything a hook inserted earlier in the run.
+#[derive(Clone)]
+pub struct ToolRequest {
+    /// The id of the model's call.
+    pub call_id: String,
+    /// The name of the tool.
+    pub name: String,
+    /// The parsed arguments.
+    pub arguments: Value,
+    pub(super) extensions: Arc<http::Extensions>,
+    tool: Option<Tool>,
+    pub(crate) continuation: Option<Continuation>,
+}
+
+impl ToolRequest {
+    /// A request with empty extensions, e.g. to call a tool directly in a test.
+    pub fn new(call_id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        ToolRequest {
+            call_id: call_id.into(),
+            name: name.into(),
+            arguments,
+            extensions: Arc::default(),
+            tool: None,
+            continuation: None,
+        }
+    }
+
+    pub(crate) fn for_run(
+        call_id: impl Into<String>,
+        arguments: Value,
+        extensions: Arc<http::Extensions>,
+        tool: Tool,
+    ) -> Self {
+        ToolRequest {
+            call_id: call_id.into(),
+            name: tool.name().to_owned(),
+            arguments,
+            extensions,
+            tool: Some(tool),
+            continuation: None,
+        }
+    }
+
+    /// The tool being called, when the call comes from a run: its schema, its flags
+    /// (such as [`Tool::is_idempotent`]) and [`Tool::validate`] for re-checking changed
+    /// arguments. `None` for a request made with [`ToolRequest::new`].
+    pub fn tool(&self) -> Option<&Tool> {
+        self.tool.as_ref()
+    }
+
+    /// The run's extensions.
+    pub fn extensions(&self) -> &http::Extensions {
+        &self.extensions
+    }
+
+    /// The extensions, mutably. Inserted values are seen by the inner wrappers and the
+    /// tool of this call only; the run's extensions are not changed.
+    pub fn extensions_mut(&mut self) -> &mut http::Extensions {
+        Arc::make_mut(&mut self.extensions)
+    }
+}
+
+impl fmt::Debug for ToolRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRequest")
+            .field("call_id", &self.call_id)
+            .field("name", &self.name)
+            .field("arguments", &self.arguments)
+            .finish_non_exhaustive()
+    }
+}
