@@ -75,6 +75,7 @@ mod map_arguments;
 mod map_output;
 mod model_wrap;
 mod output_limit;
+mod output_stage;
 mod policy;
 pub mod retry;
 mod return_directly;

@@ -1,10 +1,9 @@
 //! Transform a tool's output after the tool and its wrappers (a post-transform).
 
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use adk::{BoxError, Handler, StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream};
+use adk::{BoxError, ToolOutput, ToolStream};
 use futures::{TryStreamExt, stream};
 
 type TextFn = Arc<dyn Fn(String) -> String + Send + Sync>;
@@ -124,31 +123,11 @@ impl MapOutput {
     }
 }
 
-impl Handler for MapOutput {
-    fn name(&self) -> Cow<'static, str> {
-        Cow::Borrowed(if self.per_chunk {
-            "map_output_chunks"
-        } else {
-            "map_output"
-        })
-    }
-
-    async fn wrap_tool_invoke(
-        &self,
-        request: ToolRequest,
-        next: ToolNext,
-    ) -> Result<ToolOutput, BoxError> {
-        Ok(self.output(next.run(request).await?))
-    }
-
-    async fn wrap_tool_stream(
-        &self,
-        request: ToolRequest,
-        next: StreamNext,
-    ) -> Result<ToolStream, BoxError> {
-        Ok(self.stream(next.run(request).await?))
-    }
-}
+crate::output_stage::output_stage_handler!(MapOutput, |this| if this.per_chunk {
+    "map_output_chunks"
+} else {
+    "map_output"
+});
 
 impl fmt::Debug for MapOutput {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

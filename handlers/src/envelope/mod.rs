@@ -4,10 +4,9 @@
 mod neutralize;
 mod stream;
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
-use adk::{BoxError, Handler, StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream};
+use adk::{ToolOutput, ToolStream};
 
 use self::neutralize::neutralize;
 use self::stream::Enveloped;
@@ -148,24 +147,4 @@ impl Default for UntrustedEnvelope {
     }
 }
 
-impl Handler for UntrustedEnvelope {
-    fn name(&self) -> Cow<'static, str> {
-        Cow::Borrowed("untrusted_envelope")
-    }
-
-    async fn wrap_tool_invoke(
-        &self,
-        request: ToolRequest,
-        next: ToolNext,
-    ) -> Result<ToolOutput, BoxError> {
-        Ok(self.output(next.run(request).await?))
-    }
-
-    async fn wrap_tool_stream(
-        &self,
-        request: ToolRequest,
-        next: StreamNext,
-    ) -> Result<ToolStream, BoxError> {
-        Ok(self.stream(next.run(request).await?))
-    }
-}
+crate::output_stage::output_stage_handler!(UntrustedEnvelope, |_this| "untrusted_envelope");

@@ -2,9 +2,7 @@
 
 mod stream;
 
-use std::borrow::Cow;
-
-use adk::{BoxError, Handler, StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream};
+use adk::{ToolOutput, ToolStream};
 
 use self::stream::Capped;
 
@@ -145,27 +143,7 @@ impl OutputLimit {
     }
 }
 
-impl Handler for OutputLimit {
-    fn name(&self) -> Cow<'static, str> {
-        Cow::Borrowed("output_limit")
-    }
-
-    async fn wrap_tool_invoke(
-        &self,
-        request: ToolRequest,
-        next: ToolNext,
-    ) -> Result<ToolOutput, BoxError> {
-        Ok(self.output(next.run(request).await?))
-    }
-
-    async fn wrap_tool_stream(
-        &self,
-        request: ToolRequest,
-        next: StreamNext,
-    ) -> Result<ToolStream, BoxError> {
-        Ok(self.stream(next.run(request).await?))
-    }
-}
+crate::output_stage::output_stage_handler!(OutputLimit, |_this| "output_limit");
 
 /// What an [`OutputLimit`] counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
