@@ -5,6 +5,27 @@
 //! |---------|--------|------------------|
 //! | `openai` | `openai` | a model for OpenAI-compatible chat completion servers: OpenAI, vLLM, Ollama, llama.cpp, ... |
 //! | `mcp`   | `mcp`  | tools from MCP servers, over stdio (a child process) and streamable HTTP |
+//!
+//! # Example
+//!
+//! An agent on an OpenAI-compatible server (`OPENAI_BASE_URL`, `OPENAI_API_KEY`,
+//! `OPENAI_MODEL`) with the tools of an MCP server:
+//!
+//! ```no_run
+//! # #[cfg(all(feature = "openai", feature = "mcp"))]
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use adk::providers::mcp::McpServer;
+//! use adk::providers::openai::OpenAiModel;
+//! use adk::{Agent, AgentRequest};
+//!
+//! let model = OpenAiModel::from_env()?;
+//! let files = McpServer::stdio("mcp-server-filesystem", ["/srv/docs"]).name("files").connect().await?;
+//! let agent = Agent::builder(model).tool_set(files).build()?;
+//! let result = agent.run(AgentRequest::user("What is in the docs folder?")).await?;
+//! println!("{}", result.final_message.content());
+//! # Ok(())
+//! # }
+//! ```
 
 #[cfg(feature = "mcp")]
 pub mod mcp;
