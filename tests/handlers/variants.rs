@@ -93,3 +93,42 @@ async fn handler_adding_the_first_return_directly_tool_ends_the_run_after_it() {
         "the handler changed the runs, not the agent"
     );
 }
+
+/// Runs the same mix of configurations (plain, with a return-directly tool, tool-less)
+/// `RUNS` times each; returns the agent's count of compiled variants and the answers.
+async fn mixed_runs(recompile: bool) -> (usize, Vec<String>) {
+    let model = ScriptedModel::new([]);
+    let agent = Agent::builder(model.clone())
+        .tool(text_tool("answer", "42"))
+        .recompile_every_run(recompile)
+        .build()
+        .unwrap();
+    let direct = return_directly(["answer"]);
+    let no_tools = tower_adk::handlers::filter_tools(|_, _| false);
+    let mut answers = Vec::new();
+    for run in 0..RUNS {
+        model.push(Turn::call(format!("a{run}"), "answer", json!({})));
+        model.push(Turn::text("plain"));
+        let plain = agent.run(AgentRequest::user("go")).await.unwrap();
+        model.push(Turn::call(format!("b{run}"), "answer", json!({})));
+        let request = AgentRequest::user("go").with_handler(direct.clone());
+        let returned = agent.run(request).await.unwrap();
+        model.push(Turn::text("no tools"));
+        let request = AgentRequest::user("go").with_handler(no_tools.clone());
+        let toolless = agent.run(request).await.unwrap();
+        for result in [plain, returned, toolless] {
+            answers.push(result.final_message.content().to_owned());
+        }
+    }
+    assert_eq!(model.remaining(), 0);
+    (agent.compiled_variants(), answers)
+}
+
+#[tokio::test]
+async fn recompiling_every_run_compiles_once_per_run_and_changes_nothing_else() {
+    let (cached, cached_answers) = mixed_runs(false).await;
+    assert_eq!(cached, 3, "one variant per distinct key");
+    let (recompiled, recompiled_answers) = mixed_runs(true).await;
+    assert_eq!(recompiled, 3 * RUNS, "one compilation per run");
+    assert_eq!(cached_answers, recompiled_answers);
+}

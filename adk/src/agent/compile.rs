@@ -131,10 +131,24 @@ impl CompiledLoop {
 pub(crate) struct Variants {
     slots: [OnceLock<Arc<CompiledLoop>>; LoopKey::COUNT],
     compiled: AtomicUsize,
+    /// The cache is off: every `get` compiles afresh (a benchmarking aid).
+    recompile: bool,
 }
 
 impl Variants {
+    /// Variants that are cached, or, with `recompile`, compiled afresh on every `get`.
+    pub(crate) fn new(recompile: bool) -> Self {
+        Variants {
+            recompile,
+            ..Variants::default()
+        }
+    }
+
     pub(crate) fn get(&self, key: LoopKey) -> Arc<CompiledLoop> {
+        if self.recompile {
+            self.compiled.fetch_add(1, Ordering::Relaxed);
+            return Arc::new(CompiledLoop::compile(key));
+        }
         let slot = &self.slots[key.index()];
         Arc::clone(slot.get_or_init(|| {
             self.compiled.fetch_add(1, Ordering::Relaxed);
@@ -235,6 +249,19 @@ mod tests {
             tools: false,
             return_directly: false,
         });
+        assert_eq!(variants.compiled(), 2);
+    }
+
+    #[test]
+    fn without_the_cache_every_get_compiles() {
+        let variants = Variants::new(true);
+        let key = LoopKey {
+            tools: true,
+            return_directly: false,
+        };
+        let a = variants.get(key);
+        let b = variants.get(key);
+        assert!(!Arc::ptr_eq(&a, &b));
         assert_eq!(variants.compiled(), 2);
     }
 }

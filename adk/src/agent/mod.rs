@@ -125,6 +125,7 @@ impl Agent {
             run_timeout: None,
             filler_messages: true,
             tool_sets: Vec::new(),
+            recompile_every_run: false,
         }
     }
 
@@ -139,7 +140,8 @@ impl Agent {
     }
 
     /// How many loop variants this agent (and its clones) has compiled so far: one per
-    /// distinct compatibility key its runs needed.
+    /// distinct compatibility key its runs needed (or, with
+    /// [`AgentBuilder::recompile_every_run`], one per run).
     pub fn compiled_variants(&self) -> usize {
         self.inner.variants.compiled()
     }
@@ -181,6 +183,7 @@ pub struct AgentBuilder {
     run_timeout: Option<Duration>,
     filler_messages: bool,
     tool_sets: Vec<ToolSet>,
+    recompile_every_run: bool,
 }
 
 impl AgentBuilder {
@@ -274,6 +277,17 @@ impl AgentBuilder {
         self
     }
 
+    /// Switches the compiled-loop cache off (default: on): every run compiles its loop
+    /// afresh, as Eino does, and [`Agent::compiled_variants`] counts each of those
+    /// compilations.
+    ///
+    /// This is a benchmarking aid, to measure what the cache saves; it only makes runs
+    /// slower, never different.
+    pub fn recompile_every_run(mut self, on: bool) -> Self {
+        self.recompile_every_run = on;
+        self
+    }
+
     /// Builds the agent.
     ///
     /// # Errors
@@ -314,7 +328,7 @@ impl AgentBuilder {
                 on_tool_failure: self.on_tool_failure,
                 run_timeout: self.run_timeout,
                 filler_messages: self.filler_messages,
-                variants: Variants::default(),
+                variants: Variants::new(self.recompile_every_run),
             }),
         })
     }
