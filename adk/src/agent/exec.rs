@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use futures::StreamExt;
 use futures::stream::{self, BoxStream};
-use futures::{Stream, StreamExt};
 use serde_json::Value;
 use tower::BoxError;
 
@@ -29,12 +29,20 @@ pub(super) fn run_batch(
     chain: Chain,
     config: AgentConfig,
     extensions: Arc<http::Extensions>,
-    calls: Vec<ToolCall>,
+    mut calls: Vec<ToolCall>,
     options: BatchOptions,
-) -> impl Stream<Item = CallEvent> + Send + 'static {
+) -> BoxStream<'static, CallEvent> {
+    // One call needs no merging: its own stream, without the per-item bookkeeping of
+    // `flatten_unordered`.
+    if calls.len() == 1
+        && let Some(call) = calls.pop()
+    {
+        return run_call(&chain, &config, &extensions, options, 0, call);
+    }
     stream::iter(calls.into_iter().enumerate())
         .map(move |(index, call)| run_call(&chain, &config, &extensions, options, index, call))
         .flatten_unordered(options.parallel)
+        .boxed()
 }
 
 /// How the agent runs a batch of calls.
