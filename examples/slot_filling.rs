@@ -33,7 +33,7 @@ async fn run(
         let event = event?;
         common::print_event(&event);
         if let tower_adk::AgentEvent::Completed(result) = event {
-            return Ok(result);
+            return Ok(*result);
         }
     }
     Err("the run ended without a result".into())

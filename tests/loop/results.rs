@@ -35,7 +35,7 @@ async fn reverse_finishing_run() -> (ScriptedModel, Vec<AgentEvent>, AgentResult
         panic!("the run must complete: {events:?}");
     };
     assert_eq!(relay.calls(), 3);
-    (model, events, result)
+    (model, events, *result)
 }
 
 #[tokio::test]

@@ -15,7 +15,7 @@ async fn chunks_of(agent: &Agent) -> (Vec<String>, AgentResult) {
     while let Some(event) = run.next().await {
         match event.unwrap() {
             AgentEvent::ToolOutputChunk { chunk, .. } => chunks.push(chunk),
-            AgentEvent::Completed(result) => return (chunks, result),
+            AgentEvent::Completed(result) => return (chunks, *result),
             _ => {}
         }
     }

@@ -60,7 +60,7 @@ async fn run(
     let mut events = Vec::new();
     while let Some(event) = run.next().await {
         match event {
-            Ok(AgentEvent::Completed(result)) => return (events, Ok(result)),
+            Ok(AgentEvent::Completed(result)) => return (events, Ok(*result)),
             Ok(event) => events.push(event),
             Err(error) => return (events, Err(error)),
         }

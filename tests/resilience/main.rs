@@ -108,7 +108,7 @@ async fn run_one(
         Some(AgentEvent::Completed(result)) => result.clone(),
         other => panic!("the run must complete, got {other:?}"),
     };
-    (model, events, result)
+    (model, events, *result)
 }
 
 /// The output chunks of the run's tool calls, in order.

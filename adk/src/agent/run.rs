@@ -41,10 +41,11 @@ pub enum AgentEvent {
         /// The chunk.
         chunk: String,
     },
-    /// A tool call finished, successfully or not.
-    ToolResult(ToolRecord),
+    /// A tool call finished, successfully or not. (Boxed, like `Completed`, to keep
+    /// events small: most of a run's events are text deltas and output chunks.)
+    ToolResult(Box<ToolRecord>),
     /// The run finished; always the last event of a successful run.
-    Completed(AgentResult),
+    Completed(Box<AgentResult>),
 }
 
 /// The record of one tool execution.
@@ -272,7 +273,7 @@ impl Future for RunResult {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         loop {
             match std::task::ready!(self.run.poll_next_unpin(cx)) {
-                Some(Ok(AgentEvent::Completed(result))) => return Poll::Ready(Ok(result)),
+                Some(Ok(AgentEvent::Completed(result))) => return Poll::Ready(Ok(*result)),
                 Some(Ok(_)) => continue,
                 Some(Err(error)) => return Poll::Ready(Err(error)),
                 None => return Poll::Ready(Err(AgentError::Incomplete)),

@@ -152,7 +152,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                             if winner.is_none() && record.finish.is_some() {
                                 winner = Some(index);
                             } else {
-                                yield AgentEvent::ToolResult(record.clone());
+                                yield AgentEvent::ToolResult(Box::new(record.clone()));
                             }
                             finished[index] = Some(record);
                         }
@@ -181,14 +181,14 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                                     }
                                     finished[index] = Some(record);
                                     if let Some(record) = emit.and_then(|i| finished[i].as_ref()) {
-                                        yield AgentEvent::ToolResult(record.clone());
+                                        yield AgentEvent::ToolResult(Box::new(record.clone()));
                                     }
                                 }
                             }
                         }
                     }
                     if let Some(record) = winner.and_then(|i| finished[i].as_ref()) {
-                        yield AgentEvent::ToolResult(record.clone());
+                        yield AgentEvent::ToolResult(Box::new(record.clone()));
                     }
 
                     state.messages.to_mut().extend(finished.iter().flatten().map(|r| r.to_message()));
@@ -220,14 +220,14 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
             let final_message = returned
                 .or_else(|| state.messages.last().cloned())
                 .unwrap_or_else(|| Message::assistant(""));
-            yield AgentEvent::Completed(AgentResult {
+            yield AgentEvent::Completed(Box::new(AgentResult {
                 status: if degraded { RunStatus::Degraded } else { RunStatus::Completed },
                 final_message,
                 messages: state.messages,
                 tool_records: records,
                 iterations: iteration,
                 locals: std::mem::take(cx.locals_mut()),
-            });
+            }));
         },
         timeout,
     )
