@@ -242,6 +242,22 @@ impl Messages {
         self.to_mut().retain(keep);
     }
 
+    /// The tool result that answers the call `call_id`, if the history has one.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use adk::{Message, Messages};
+    ///
+    /// let history = Messages::from(vec![Message::tool_error("c1", "search", "timed out")]);
+    /// let answer = history.tool_result("c1").unwrap();
+    /// assert_eq!(answer.content(), "timed out");
+    /// assert!(history.tool_result("c2").is_none());
+    /// ```
+    pub fn tool_result(&self, call_id: &str) -> Option<&Message> {
+        self.iter().find(|m| m.tool_call_id() == Some(call_id))
+    }
+
     /// The last assistant message, if any.
     pub fn last_assistant(&self) -> Option<&Message> {
         self.iter().rev().find(|m| m.is_assistant())

@@ -15,5 +15,7 @@ mod listing;
 mod progress;
 mod reconnect;
 mod sets;
+#[path = "../support/mod.rs"]
+mod shared;
 mod support;
 mod timeouts;

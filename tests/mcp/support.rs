@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use tower_adk::Tool;
 use tower_adk::providers::mcp::McpServer;
-use tower_adk::{Message, ModelRequest, Tool};
 
 /// How long an HTTP test server may take to start listening.
 const HTTP_START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -205,19 +205,4 @@ pub(crate) fn tool<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
         .unwrap_or_else(|| panic!("no tool `{name}` in {tools:?}"))
 }
 
-/// The tool result that answers `call_id` in a model request, as `(content, is_error)`.
-pub(crate) fn tool_result(request: &ModelRequest, call_id: &str) -> (String, bool) {
-    request
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::Tool {
-                call_id: id,
-                content,
-                is_error,
-                ..
-            } if id == call_id => Some((content.clone(), *is_error)),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no tool result for {call_id} in {request:?}"))
-}
+pub(crate) use crate::shared::tool_result;

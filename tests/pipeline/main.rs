@@ -7,6 +7,8 @@ mod envelope;
 mod limits;
 mod order;
 mod policy;
+#[path = "../support/mod.rs"]
+mod support;
 mod transforms;
 
 use std::convert::Infallible;
@@ -15,10 +17,10 @@ use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use serde_json::{Value, json};
+use support::tool_result;
 use tower_adk::testing::{ScriptedModel, Turn};
 use tower_adk::{
-    Agent, AgentEvent, AgentRequest, Message, ModelRequest, Tool, ToolInfo, ToolOutput, ToolRecord,
-    ToolRequest,
+    Agent, AgentEvent, AgentRequest, Tool, ToolInfo, ToolOutput, ToolRecord, ToolRequest,
 };
 
 #[test]
@@ -91,23 +93,6 @@ fn streamed_echo(name: &str, calls: &Arc<AtomicUsize>) -> Tool {
 /// A model that calls `tool` once with `arguments`, then answers "done".
 fn one_call(tool: &str, arguments: Value) -> ScriptedModel {
     ScriptedModel::new([Turn::call("c1", tool, arguments), Turn::text("done")])
-}
-
-/// The tool result that answers `call_id` in a model request, as `(content, is_error)`.
-fn tool_result(request: &ModelRequest, call_id: &str) -> (String, bool) {
-    request
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::Tool {
-                call_id: id,
-                content,
-                is_error,
-                ..
-            } if id == call_id => Some((content.clone(), *is_error)),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no tool result for {call_id} in {request:?}"))
 }
 
 /// Runs `request` to its end; returns the output chunks of each tool call, in order,

@@ -4,32 +4,18 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod retries;
+#[path = "../support/mod.rs"]
+mod support;
 mod timeouts;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
+use support::tool_result;
 use tokio::time::Instant;
 use tower_adk::testing::{ScriptedModel, Turn};
-use tower_adk::{Agent, AgentEvent, AgentRequest, AgentResult, Message, ModelRequest, Tool};
-
-/// The tool result that answers `call_id` in a model request, as `(content, is_error)`.
-fn tool_result(request: &ModelRequest, call_id: &str) -> (String, bool) {
-    request
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::Tool {
-                call_id: id,
-                content,
-                is_error,
-                ..
-            } if id == call_id => Some((content.clone(), *is_error)),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no tool result for {call_id} in {request:?}"))
-}
+use tower_adk::{Agent, AgentEvent, AgentRequest, AgentResult, Tool};
 
 /// Records the (virtual) time at which it is dropped: put it inside a tool's future or
 /// stream to see when the tool was cancelled.

@@ -10,23 +10,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod slots;
+#[path = "../support/mod.rs"]
+mod support;
 mod templates;
 
-use tower_adk::{Message, ModelRequest};
-
-/// The tool result for `call_id` that the model saw in `request`, as `(content, is_error)`.
-fn tool_result(request: &ModelRequest, call_id: &str) -> (String, bool) {
-    request
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::Tool {
-                call_id: id,
-                content,
-                is_error,
-                ..
-            } if id == call_id => Some((content.clone(), *is_error)),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no result for {call_id}"))
-}
+use support::tool_result;

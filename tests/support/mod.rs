@@ -1,4 +1,7 @@
-//! Helpers shared by several integration test binaries (`#[path]`-included).
+//! Helpers shared by several integration test binaries (`#[path]`-included; each uses
+//! what it needs).
+
+#![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
 
@@ -6,19 +9,12 @@ use tower_adk::{Message, ModelRequest};
 
 /// The tool result that answers `call_id` in a model request, as `(content, is_error)`.
 pub(crate) fn tool_result(request: &ModelRequest, call_id: &str) -> (String, bool) {
-    request
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::Tool {
-                call_id: id,
-                content,
-                is_error,
-                ..
-            } if id == call_id => Some((content.clone(), *is_error)),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no tool result for {call_id} in {request:?}"))
+    match request.messages.tool_result(call_id) {
+        Some(Message::Tool {
+            content, is_error, ..
+        }) => (content.clone(), *is_error),
+        _ => panic!("no tool result for {call_id} in {request:?}"),
+    }
 }
 
 /// A shared log that tools, wrappers and the test's event loop write to, in order.

@@ -7,13 +7,16 @@
 mod end_to_end;
 mod invalid_arguments;
 mod openai_export;
+#[path = "../support/mod.rs"]
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tower_adk::{Message, ModelRequest, Tool, ToolContext};
+use support::tool_result;
+use tower_adk::{Tool, ToolContext};
 
 /// Where to look the weather up.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -61,21 +64,4 @@ fn forecast_tool(calls: &Arc<AtomicUsize>) -> Tool {
             }
         },
     )
-}
-
-/// The tool result that answers `call_id` in a model request, as `(content, is_error)`.
-fn tool_result(request: &ModelRequest, call_id: &str) -> (String, bool) {
-    request
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::Tool {
-                call_id: id,
-                content,
-                is_error,
-                ..
-            } if id == call_id => Some((content.clone(), *is_error)),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no tool result for {call_id} in {request:?}"))
 }
