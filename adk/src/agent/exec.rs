@@ -15,7 +15,7 @@ use crate::telemetry::{self, InSpan};
 use crate::{AgentError, Finish, ToolCall, ToolError, ToolRequest};
 
 /// What one call reports while it runs.
-pub(super) enum CallEvent {
+pub(crate) enum CallEvent {
     /// An event for the caller (call started, output chunk).
     Event(AgentEvent),
     /// The call with this index in the turn finished.

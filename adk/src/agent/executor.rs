@@ -6,14 +6,15 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::channel::mpsc;
-use futures::future::BoxFuture;
+use futures::future::{self, BoxFuture, Either};
+use futures::stream::BoxStream;
 use futures::{SinkExt, StreamExt};
 use tower::BoxError;
 
 use super::exec::{self, BatchOptions, CallEvent};
 use super::{AgentConfig, AgentEvent, ToolRecord};
-use crate::ToolCall;
 use crate::handler::Chain;
+use crate::{AgentError, ToolCall, ToolError, ToolErrorKind};
 
 /// Executes one turn's tool calls in place of the default executor.
 ///
@@ -81,6 +82,56 @@ impl<E: ToolExecutor> DynExecutor for E {
 #[derive(Clone)]
 pub(crate) struct SharedExecutor(pub(crate) Arc<dyn DynExecutor>);
 
+/// How many events of a custom executor's calls may wait for the caller.
+const EXECUTOR_EVENTS: usize = 16;
+
+impl SharedExecutor {
+    /// Runs a turn's calls with this executor, as the same stream of call events the
+    /// default batch gives: the events of calls run through the default executor as they
+    /// happen, then one record per call, in the model's order.
+    pub(crate) fn run(
+        &self,
+        calls: Vec<ToolCall>,
+        default: DefaultExecutor,
+    ) -> BoxStream<'static, CallEvent> {
+        let executor = Arc::clone(&self.0);
+        async_stream::stream! {
+            let (sender, mut events) = mpsc::channel(EXECUTOR_EVENTS);
+            let default = DefaultExecutor { events: Some(sender), ..default };
+            let mut execution = executor.execute(ToolBatch::new(calls.clone(), default));
+            let answered = loop {
+                match future::select(events.next(), &mut execution).await {
+                    Either::Left((Some(event), _)) => yield CallEvent::Event(event),
+                    Either::Left((None, _)) => break (&mut execution).await,
+                    Either::Right((answered, _)) => break answered,
+                }
+            };
+            drop(execution);
+            while let Ok(event) = events.try_recv() {
+                yield CallEvent::Event(event);
+            }
+            let mut answered = match answered {
+                Ok(answered) => answered,
+                Err(error) => {
+                    yield CallEvent::Fatal(AgentError::from_executor(error));
+                    return;
+                }
+            };
+            for (index, call) in calls.iter().enumerate() {
+                let record = match answered.iter().position(|r| r.call_id == call.id) {
+                    Some(at) => answered.swap_remove(at),
+                    None => ToolRecord::failure(call, ToolError::new(
+                        ToolErrorKind::Failed,
+                        "the tool executor returned no result for this call",
+                    )),
+                };
+                yield CallEvent::Done(index, record);
+            }
+        }
+        .boxed()
+    }
+}
+
 impl fmt::Debug for SharedExecutor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("ToolExecutor")
@@ -132,7 +183,8 @@ pub struct DefaultExecutor {
     config: AgentConfig,
     extensions: Arc<http::Extensions>,
     options: BatchOptions,
-    events: mpsc::Sender<AgentEvent>,
+    /// Where the events of its calls go: the run's stream, when a custom executor runs.
+    events: Option<mpsc::Sender<AgentEvent>>,
 }
 
 impl DefaultExecutor {
@@ -141,14 +193,13 @@ impl DefaultExecutor {
         config: AgentConfig,
         extensions: Arc<http::Extensions>,
         options: BatchOptions,
-        events: mpsc::Sender<AgentEvent>,
     ) -> Self {
         DefaultExecutor {
             chain,
             config,
             extensions,
             options,
-            events,
+            events: None,
         }
     }
 
@@ -171,7 +222,11 @@ impl DefaultExecutor {
         while let Some(event) = batch.next().await {
             match event {
                 // The caller may have stopped reading; the calls go on regardless.
-                CallEvent::Event(event) => drop(events.send(event).await),
+                CallEvent::Event(event) => {
+                    if let Some(events) = &mut events {
+                        drop(events.send(event).await);
+                    }
+                }
                 CallEvent::Done(index, record) => records[index] = Some(record),
                 CallEvent::Fatal(error) => return Err(error.into_chain()),
             }

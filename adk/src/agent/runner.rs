@@ -3,21 +3,16 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use futures::channel::mpsc;
-use futures::future::{self, Either};
 
 use super::ToolFailurePolicy;
 use super::compile::{Outcome, Step};
 use super::exec::{self, CallEvent};
 use super::{AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun, RunStatus};
-use super::{DefaultExecutor, ToolBatch, ToolRecord};
+use super::{DefaultExecutor, ToolRecord};
 use crate::handler::Chain;
 use crate::telemetry::{self, InSpan};
 use crate::{AgentError, Message, MessageAccumulator, ModelDelta, ModelRequest, RunContext};
-use crate::{Finish, RunState, Tool, ToolError, ToolErrorKind, ToolInfo};
-
-/// How many events of a custom executor's calls may wait for the caller.
-const EXECUTOR_EVENTS: usize = 16;
+use crate::{Finish, RunState, Tool, ToolInfo};
 
 pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
     let timeout = agent.run_timeout;
@@ -113,57 +108,24 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                     // The first finishing call, in the model's order, wins; its result is
                     // held back to come last.
                     let mut winner: Option<usize> = None;
-                    if let Some(executor) = config.executor().cloned() {
-                        let (sender, mut events) = mpsc::channel(EXECUTOR_EVENTS);
-                        let default = DefaultExecutor::new(
-                            chain.clone(),
-                            config.clone(),
-                            cx.shared_extensions(),
-                            agent.batch,
-                            sender,
-                        );
-                        let mut execution = executor.0.execute(ToolBatch::new(calls.clone(), default));
-                        let answered = loop {
-                            match future::select(events.next(), &mut execution).await {
-                                Either::Left((Some(event), _)) => yield event,
-                                Either::Left((None, _)) => break (&mut execution).await,
-                                Either::Right((answered, _)) => break answered,
-                            }
-                        };
-                        drop(execution);
-                        while let Ok(event) = events.try_recv() {
-                            yield event;
-                        }
-                        let mut answered = answered.map_err(AgentError::from_executor)?;
-                        for (index, call) in calls.iter().enumerate() {
-                            let record = match answered.iter().position(|r| r.call_id == call.id) {
-                                Some(at) => answered.swap_remove(at),
-                                None => ToolRecord::failure(call, ToolError::new(
-                                    ToolErrorKind::Failed,
-                                    "the tool executor returned no result for this call",
-                                )),
-                            };
-                            if !record.is_success() && agent.on_tool_failure == ToolFailurePolicy::FailRun {
-                                // `?` ends the run here (`try_stream!` does not tell the
-                                // compiler so, hence the `return`).
-                                Err(AgentError::ToolFailed(Box::new(record)))?;
-                                return;
-                            }
-                            if winner.is_none() && record.finish.is_some() {
-                                winner = Some(index);
-                            } else {
-                                yield AgentEvent::ToolResult(Box::new(record.clone()));
-                            }
-                            finished[index] = Some(record);
-                        }
-                    } else {
-                        let mut events = exec::run_batch(
+                    let mut events = match config.executor() {
+                        Some(executor) => executor.run(
+                            calls,
+                            DefaultExecutor::new(
+                                chain.clone(),
+                                config.clone(),
+                                cx.shared_extensions(),
+                                agent.batch,
+                            ),
+                        ),
+                        None => exec::run_batch(
                             chain.clone(),
                             config.clone(),
                             cx.shared_extensions(),
                             calls,
                             agent.batch,
-                        );
+                        ),
+                    };
                         while let Some(event) = events.next().await {
                             match event {
                                 CallEvent::Event(event) => yield event,
@@ -186,7 +148,6 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                                 }
                             }
                         }
-                    }
                     if let Some(record) = winner.and_then(|i| finished[i].as_ref()) {
                         yield AgentEvent::ToolResult(Box::new(record.clone()));
                     }
