@@ -9,7 +9,8 @@
 //! - [`Handler`]s customise each run at fixed points (see [`handler`]); they come from
 //!   [`HandlerLayer`]s on the agent and from the request itself.
 //! - [`testing`] has a scripted model and small tools for tests.
-//! - [`providers`] has models for real servers, behind cargo features (`openai`).
+//! - [`providers`] has a model for OpenAI-compatible servers (feature `openai`) and tools
+//!   from MCP servers (feature `mcp`); `tracing` adds spans with `gen_ai.*` attributes.
 //!
 //! # Example
 //!
