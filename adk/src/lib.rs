@@ -69,7 +69,7 @@ pub use crate::agent::{
 };
 pub use crate::context::{Locals, RunContext, RunState};
 pub use crate::error::{AgentError, BuildError, ModelError};
-pub use crate::handler::{BoxHandler, Handler, HandlerError, HandlerLayer, Hook, ModelNext};
+pub use crate::handler::{BoxHandler, Handler, HandlerError, HandlerLayer, Hook, Hooks, ModelNext};
 pub use crate::handler::{HandlerService, StreamNext, ToolNext};
 pub use crate::message::{Message, Messages, ToolCall};
 pub use crate::model::{MessageAccumulator, ModelDelta, ModelOptions, ModelRequest, ModelResponse};

@@ -183,6 +183,15 @@ impl Handler for CallLimits {
         Cow::Borrowed("call_limits")
     }
 
+    fn hooks(&self) -> adk::Hooks {
+        adk::Hooks::only(adk::Hook::BeforeAgent)
+            .with(adk::Hook::BeforeModel)
+            .with(adk::Hook::WrapModel)
+            .with(adk::Hook::AfterModel)
+            .with(adk::Hook::WrapToolInvoke)
+            .with(adk::Hook::WrapToolStream)
+    }
+
     async fn before_agent(
         &self,
         cx: &mut RunContext,

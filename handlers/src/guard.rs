@@ -216,6 +216,10 @@ impl<P: Policy> Handler for ToolGuard<P> {
         Cow::Borrowed("tool_guard")
     }
 
+    fn hooks(&self) -> adk::Hooks {
+        adk::Hooks::only(adk::Hook::WrapToolInvoke).with(adk::Hook::WrapToolStream)
+    }
+
     async fn wrap_tool_invoke(
         &self,
         request: ToolRequest,

@@ -221,6 +221,12 @@ impl Handler for TaskCompleted {
         Cow::Borrowed("task_completed")
     }
 
+    fn hooks(&self) -> adk::Hooks {
+        adk::Hooks::only(adk::Hook::BeforeAgent)
+            .with(adk::Hook::WrapModel)
+            .with(adk::Hook::AfterModel)
+    }
+
     async fn before_agent(
         &self,
         cx: &mut RunContext,

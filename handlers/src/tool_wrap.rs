@@ -4,7 +4,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 
-use adk::{BoxError, Handler, StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream};
+use adk::{
+    BoxError, Handler, Hook, Hooks, StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream,
+};
 
 /// Wraps each whole tool call. See [`wrap_tool_invoke`].
 #[derive(Clone)]
@@ -71,6 +73,10 @@ where
         Cow::Borrowed("wrap_tool_invoke")
     }
 
+    fn hooks(&self) -> Hooks {
+        Hooks::only(Hook::WrapToolInvoke)
+    }
+
     fn wrap_tool_invoke(
         &self,
         request: ToolRequest,
@@ -87,6 +93,10 @@ where
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("wrap_tool_stream")
+    }
+
+    fn hooks(&self) -> Hooks {
+        Hooks::only(Hook::WrapToolStream)
     }
 
     fn wrap_tool_stream(

@@ -6,8 +6,9 @@ use std::convert::Infallible;
 
 use serde_json::json;
 use tower::{ServiceBuilder, ServiceExt, service_fn};
-use tower_adk::{Agent, AgentRequest, BoxError, HandlerLayer, Hook, Message, ModelRequest};
-use tower_adk::{ModelResponse, Tool, ToolCall, ToolInfo, ToolOutput};
+use tower_adk::testing::{ScriptedModel, Turn};
+use tower_adk::{Agent, AgentRequest, BoxError, HandlerLayer, Hook, Hooks, Message, ModelRequest};
+use tower_adk::{Handler, ModelResponse, Tool, ToolCall, ToolInfo, ToolOutput};
 
 use crate::support::{Log, Probe};
 
@@ -69,6 +70,59 @@ async fn layer_handlers_run_before_request_handlers_and_after_hooks_unwind_inner
     expected.extend(each(&unwind, Hook::AfterModel));
     expected.extend(each(&unwind, Hook::AfterAgent));
     assert_eq!(log.entries(), expected);
+}
+
+#[tokio::test]
+async fn a_handler_runs_only_at_the_hooks_it_declares_and_the_others_still_nest() {
+    let log = Log::default();
+    let model = ScriptedModel::new([Turn::call("c1", "tool", json!({})), Turn::text("done")]);
+    let tool = Tool::from_fn(ToolInfo::new("tool", "Answers"), |_| async {
+        Ok::<_, Infallible>(ToolOutput::new("ok"))
+    });
+    let agent = Agent::builder(model).tool(tool).build().unwrap();
+    let declared = Hooks::only(Hook::BeforeModel).with(Hook::WrapToolInvoke);
+    let request = AgentRequest::user("go")
+        .with_handler(Probe::new("outer", &log))
+        .with_handler(Probe::declaring("declared", &log, declared))
+        .with_handler(Probe::new("inner", &log));
+    let result = agent.run(request).await.unwrap();
+    assert_eq!(result.final_message.content(), "done");
+
+    let declared_ran: Vec<String> = log
+        .entries()
+        .into_iter()
+        .filter(|e| e.starts_with("declared."))
+        .collect();
+    // Two model calls, one tool call; nothing at the undeclared hooks.
+    assert_eq!(
+        declared_ran,
+        [
+            "declared.before_model",
+            "declared.wrap_tool_invoke",
+            "declared.wrap_tool_invoke returned",
+            "declared.before_model",
+        ]
+    );
+    // The wrappers it skips still nest around the model, without it.
+    let mut one_call = nested(&["outer", "inner"], Hook::WrapModel, "model");
+    one_call.retain(|e| e != "model");
+    assert_eq!(
+        log.of(Hook::WrapModel),
+        [one_call.clone(), one_call].concat()
+    );
+    assert_eq!(
+        log.of(Hook::WrapToolInvoke),
+        [
+            "outer.wrap_tool_invoke",
+            "declared.wrap_tool_invoke",
+            "inner.wrap_tool_invoke",
+            "inner.wrap_tool_invoke returned",
+            "declared.wrap_tool_invoke returned",
+            "outer.wrap_tool_invoke returned",
+        ]
+    );
+    assert_eq!(Probe::new("all", &log).hooks(), Hooks::ALL);
+    assert_eq!(None::<Probe>.hooks(), Hooks::NONE);
 }
 
 #[tokio::test]

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
-use tower_adk::{AgentConfig, BoxError, Handler, Hook, ModelNext, ModelRequest, ModelResponse};
+use tower_adk::{
+    AgentConfig, BoxError, Handler, Hook, Hooks, ModelNext, ModelRequest, ModelResponse,
+};
 use tower_adk::{RunContext, RunState, StreamNext, Tool, ToolInfo, ToolNext, ToolOutput};
 use tower_adk::{ToolRequest, ToolStream};
 
@@ -73,6 +75,7 @@ pub(crate) struct Probe {
     name: &'static str,
     log: Log,
     fail_at: Option<Hook>,
+    hooks: Hooks,
 }
 
 impl Probe {
@@ -81,6 +84,15 @@ impl Probe {
             name,
             log: log.clone(),
             fail_at: None,
+            hooks: Hooks::ALL,
+        }
+    }
+
+    /// A probe that declares only `hooks` ([`Handler::hooks`]), though it implements all.
+    pub(crate) fn declaring(name: &'static str, log: &Log, hooks: Hooks) -> Self {
+        Probe {
+            hooks,
+            ..Probe::new(name, log)
         }
     }
 
@@ -107,6 +119,10 @@ impl Probe {
 impl Handler for Probe {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed(self.name)
+    }
+
+    fn hooks(&self) -> Hooks {
+        self.hooks
     }
 
     async fn before_agent(

@@ -62,6 +62,18 @@ async fn without_a_cap_all_calls_of_a_turn_run_concurrently() {
     assert_eq!(result.tool_records.len(), 6);
 }
 
+/// Small turns (up to 8 calls) and big ones are merged by different code; both keep the cap.
+#[tokio::test]
+async fn a_big_turn_keeps_the_cap_too() {
+    let (gate, result) = run_gated(12, Some(5)).await;
+    assert_eq!(gate.max_in_flight(), 5);
+    assert_eq!(result.tool_records.len(), 12);
+
+    let (gate, result) = run_gated(10, None).await;
+    assert_eq!(gate.max_in_flight(), 10);
+    assert_eq!(result.tool_records.len(), 10);
+}
+
 #[tokio::test]
 async fn the_run_waits_for_every_call_of_the_turn_before_calling_the_model_again() {
     let gate = Gate::new();

@@ -1,11 +1,13 @@
 //! Running one turn's tool calls: lookup, argument parsing, the wrapper chain, and the
 //! tool itself, as a stream of events per call.
 
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Instant;
 
-use futures::StreamExt;
 use futures::stream::{self, BoxStream};
+use futures::{Stream, StreamExt};
 use serde_json::Value;
 use tower::BoxError;
 
@@ -29,20 +31,85 @@ pub(super) fn run_batch(
     chain: Chain,
     config: AgentConfig,
     extensions: Arc<http::Extensions>,
-    mut calls: Vec<ToolCall>,
+    calls: Vec<ToolCall>,
     options: BatchOptions,
 ) -> BoxStream<'static, CallEvent> {
-    // One call needs no merging: its own stream, without the per-item bookkeeping of
-    // `flatten_unordered`.
-    if calls.len() == 1
-        && let Some(call) = calls.pop()
-    {
-        return run_call(&chain, &config, &extensions, options, 0, call);
+    let mut streams = calls
+        .into_iter()
+        .enumerate()
+        .map(move |(index, call)| run_call(&chain, &config, &extensions, options, index, call));
+    match streams.len() {
+        // One call needs no merging.
+        1 => streams.next().unwrap_or_else(|| stream::empty().boxed()),
+        n if n <= SMALL_BATCH => SmallMerge::new(streams.collect(), options.parallel).boxed(),
+        _ => stream::iter(streams)
+            .flatten_unordered(options.parallel)
+            .boxed(),
     }
-    stream::iter(calls.into_iter().enumerate())
-        .map(move |(index, call)| run_call(&chain, &config, &extensions, options, index, call))
-        .flatten_unordered(options.parallel)
-        .boxed()
+}
+
+/// Up to this many calls, a turn's streams are merged by polling each live one in turn;
+/// above, by `flatten_unordered`, whose per-stream wakers pay off only for many streams.
+const SMALL_BATCH: usize = 8;
+
+/// Merges a few streams: starts them in order, at most `cap` at a time, and on every
+/// poll polls each live stream, from the one after the last that yielded, so none
+/// starves. No allocation per stream or per wake-up.
+struct SmallMerge {
+    waiting: std::vec::IntoIter<BoxStream<'static, CallEvent>>,
+    live: Vec<BoxStream<'static, CallEvent>>,
+    cap: usize,
+    /// Where the next round of polls starts.
+    from: usize,
+}
+
+impl SmallMerge {
+    fn new(streams: Vec<BoxStream<'static, CallEvent>>, cap: Option<usize>) -> Self {
+        let cap = cap.unwrap_or(usize::MAX).max(1);
+        SmallMerge {
+            live: Vec::with_capacity(streams.len().min(cap)),
+            waiting: streams.into_iter(),
+            cap,
+            from: 0,
+        }
+    }
+}
+
+impl Stream for SmallMerge {
+    type Item = CallEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<CallEvent>> {
+        let this = &mut *self;
+        'round: loop {
+            while this.live.len() < this.cap {
+                match this.waiting.next() {
+                    Some(stream) => this.live.push(stream),
+                    None => break,
+                }
+            }
+            let live = this.live.len();
+            if live == 0 {
+                return Poll::Ready(None);
+            }
+            for offset in 0..live {
+                let at = (this.from + offset) % live;
+                match this.live[at].poll_next_unpin(cx) {
+                    Poll::Ready(Some(event)) => {
+                        this.from = at + 1;
+                        return Poll::Ready(Some(event));
+                    }
+                    Poll::Ready(None) => {
+                        // Keep the start order of the rest; refill, and poll them all again.
+                        drop(this.live.remove(at));
+                        this.from = at;
+                        continue 'round;
+                    }
+                    Poll::Pending => {}
+                }
+            }
+            return Poll::Pending;
+        }
+    }
 }
 
 /// How the agent runs a batch of calls.

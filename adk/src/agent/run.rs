@@ -1,6 +1,7 @@
 use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -41,9 +42,12 @@ pub enum AgentEvent {
         /// The chunk.
         chunk: String,
     },
-    /// A tool call finished, successfully or not. (Boxed, like `Completed`, to keep
-    /// events small: most of a run's events are text deltas and output chunks.)
-    ToolResult(Box<ToolRecord>),
+    /// A tool call finished, successfully or not. The record is shared with the run,
+    /// which needs it for the next model call and the result; it is copied at the end
+    /// only if the caller still holds this event then. (Behind a pointer, like
+    /// `Completed`, to keep events small: most of a run's events are text deltas and
+    /// output chunks.)
+    ToolResult(Arc<ToolRecord>),
     /// The run finished; always the last event of a successful run.
     Completed(Box<AgentResult>),
 }

@@ -104,7 +104,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                     Step::RunTools => {
                     let calls = state.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
                     let turn = state.messages.len() - 1;
-                    let mut finished: Vec<Option<ToolRecord>> = vec![None; calls.len()];
+                    let mut finished: Vec<Option<Arc<ToolRecord>>> = vec![None; calls.len()];
                     // The first finishing call, in the model's order, wins; its result is
                     // held back to come last.
                     let mut winner: Option<usize> = None;
@@ -141,15 +141,15 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                                     if record.finish.is_some() && winner.is_none_or(|w| index < w) {
                                         emit = winner.replace(index);
                                     }
-                                    finished[index] = Some(record);
+                                    finished[index] = Some(Arc::new(record));
                                     if let Some(record) = emit.and_then(|i| finished[i].as_ref()) {
-                                        yield AgentEvent::ToolResult(Box::new(record.clone()));
+                                        yield AgentEvent::ToolResult(Arc::clone(record));
                                     }
                                 }
                             }
                         }
                     if let Some(record) = winner.and_then(|i| finished[i].as_ref()) {
-                        yield AgentEvent::ToolResult(Box::new(record.clone()));
+                        yield AgentEvent::ToolResult(Arc::clone(record));
                     }
 
                     state.messages.to_mut().extend(finished.iter().flatten().map(|r| r.to_message()));
@@ -185,7 +185,8 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                 status: if degraded { RunStatus::Degraded } else { RunStatus::Completed },
                 final_message,
                 messages: state.messages,
-                tool_records: records,
+                // The caller has usually dropped the events by now: then nothing is copied.
+                tool_records: records.into_iter().map(Arc::unwrap_or_clone).collect(),
                 iterations: iteration,
                 locals: std::mem::take(cx.locals_mut()),
             }));

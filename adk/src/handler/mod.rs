@@ -90,6 +90,41 @@ pub trait Handler: Send + Sync + 'static {
         Cow::Borrowed(std::any::type_name::<Self>())
     }
 
+    /// The hooks this handler implements. The run skips the handler at every other hook:
+    /// it is not called there at all.
+    ///
+    /// Defaults to [`Hooks::ALL`], which is always right. Naming only the hooks a handler
+    /// overrides saves, at each skipped hook, a call per model or tool call (and for a
+    /// wrap hook, the allocation of its boxed future), which adds up over many handlers.
+    /// Name every hook the handler overrides: one left out is never called.
+    ///
+    /// ```
+    /// use adk::{Handler, Hook, Hooks, RunContext, RunState};
+    /// use tower::BoxError;
+    ///
+    /// struct TrimHistory;
+    ///
+    /// impl Handler for TrimHistory {
+    ///     fn hooks(&self) -> Hooks {
+    ///         Hooks::only(Hook::BeforeModel)
+    ///     }
+    ///
+    ///     async fn before_model(&self, _: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
+    ///         // Keep the first message (the instruction) and the last 20.
+    ///         let excess = state.messages.len().saturating_sub(21);
+    ///         if excess > 0 {
+    ///             state.messages.to_mut().drain(1..=excess);
+    ///         }
+    ///         Ok(())
+    ///     }
+    /// }
+    /// assert!(TrimHistory.hooks().contains(Hook::BeforeModel));
+    /// assert!(!TrimHistory.hooks().contains(Hook::WrapModel));
+    /// ```
+    fn hooks(&self) -> Hooks {
+        Hooks::ALL
+    }
+
     /// Rewrites the run's configuration, once per run, before the first model call.
     fn before_agent(
         &self,
@@ -185,6 +220,10 @@ impl<H: Handler> Handler for Option<H> {
             Some(h) => h.name(),
             None => Cow::Borrowed("None"),
         }
+    }
+
+    fn hooks(&self) -> Hooks {
+        self.as_ref().map_or(Hooks::NONE, Handler::hooks)
     }
 
     async fn before_agent(
@@ -292,6 +331,54 @@ impl Hook {
     }
 }
 
+/// A set of [`Hook`]s: the ones a handler implements ([`Handler::hooks`]).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Hooks(u8);
+
+impl Hooks {
+    /// Every hook.
+    pub const ALL: Hooks = Hooks((1 << 7) - 1);
+    /// No hook.
+    pub const NONE: Hooks = Hooks(0);
+
+    /// Just this hook.
+    pub const fn only(hook: Hook) -> Hooks {
+        Hooks::NONE.with(hook)
+    }
+
+    /// This set and `hook`.
+    #[must_use]
+    pub const fn with(self, hook: Hook) -> Hooks {
+        Hooks(self.0 | Self::bit(hook))
+    }
+
+    /// Whether `hook` is in the set.
+    pub const fn contains(self, hook: Hook) -> bool {
+        self.0 & Self::bit(hook) != 0
+    }
+
+    const fn bit(hook: Hook) -> u8 {
+        1 << hook as u8
+    }
+}
+
+impl fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const EVERY: [Hook; 7] = [
+            Hook::BeforeAgent,
+            Hook::BeforeModel,
+            Hook::WrapModel,
+            Hook::AfterModel,
+            Hook::WrapToolInvoke,
+            Hook::WrapToolStream,
+            Hook::AfterAgent,
+        ];
+        f.debug_set()
+            .entries(EVERY.into_iter().filter(|h| self.contains(*h)))
+            .finish()
+    }
+}
+
 impl fmt::Display for Hook {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
@@ -312,7 +399,7 @@ impl HandlerError {
     pub(crate) fn new(hook: Hook, handler: &BoxHandler, source: BoxError) -> Self {
         HandlerError {
             hook,
-            handler: handler.0.name(),
+            handler: handler.inner.name(),
             source,
         }
     }
@@ -337,17 +424,29 @@ impl HandlerError {
 ///
 /// Every `Handler` converts into it with `into()`.
 #[derive(Clone)]
-pub struct BoxHandler(Arc<dyn DynHandler>);
+pub struct BoxHandler {
+    inner: Arc<dyn DynHandler>,
+    /// Read once, so skipping a hook costs no call.
+    hooks: Hooks,
+}
 
 impl BoxHandler {
     /// Erases a handler.
     pub fn new<H: Handler>(handler: H) -> Self {
-        BoxHandler(Arc::new(handler))
+        BoxHandler {
+            hooks: handler.hooks(),
+            inner: Arc::new(handler),
+        }
+    }
+
+    /// Whether the handler implements `hook` ([`Handler::hooks`]).
+    pub fn implements(&self, hook: Hook) -> bool {
+        self.hooks.contains(hook)
     }
 
     /// The handler's name.
     pub fn name(&self) -> Cow<'static, str> {
-        self.0.name()
+        self.inner.name()
     }
 }
 
@@ -359,7 +458,9 @@ impl<H: Handler> From<H> for BoxHandler {
 
 impl fmt::Debug for BoxHandler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("BoxHandler").field(&self.0.name()).finish()
+        f.debug_tuple("BoxHandler")
+            .field(&self.inner.name())
+            .finish()
     }
 }
 

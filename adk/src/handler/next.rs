@@ -52,12 +52,18 @@ impl<S: sealed::Seam> Next<S> {
             index,
             terminal,
         } = self;
+        // Handlers that do not implement this seam's hook are skipped, not called.
+        let at = handlers
+            .get(index..)
+            .and_then(|rest| rest.iter().position(|h| h.implements(S::HOOK)))
+            .map(|skipped| index + skipped);
         async move {
-            match handlers.get(index) {
-                Some(handler) => {
+            match at {
+                Some(at) => {
+                    let handler = &handlers[at];
                     let next = Next {
                         handlers: Arc::clone(&handlers),
-                        index: index + 1,
+                        index: at + 1,
                         terminal,
                     };
                     S::wrap(handler, request, next)
@@ -138,7 +144,7 @@ impl sealed::Seam for ModelSeam {
         request: ModelRequest,
         next: ModelNext,
     ) -> BoxFuture<'_, Result<ModelResponse, BoxError>> {
-        handler.0.wrap_model(request, next)
+        handler.inner.wrap_model(request, next)
     }
 
     async fn call(model: BoxModel, request: ModelRequest) -> Result<ModelResponse, BoxError> {
@@ -167,7 +173,7 @@ impl sealed::Seam for InvokeSeam {
         request: ToolRequest,
         next: ToolNext,
     ) -> BoxFuture<'_, Result<ToolOutput, BoxError>> {
-        handler.0.wrap_tool_invoke(request, next)
+        handler.inner.wrap_tool_invoke(request, next)
     }
 
     async fn call(tool: Tool, request: ToolRequest) -> Result<ToolOutput, BoxError> {
@@ -199,7 +205,7 @@ impl sealed::Seam for StreamSeam {
         request: ToolRequest,
         next: StreamNext,
     ) -> BoxFuture<'_, Result<ToolStream, BoxError>> {
-        handler.0.wrap_tool_stream(request, next)
+        handler.inner.wrap_tool_stream(request, next)
     }
 
     async fn call(tool: Tool, request: ToolRequest) -> Result<ToolStream, BoxError> {
@@ -286,9 +292,9 @@ impl Chain {
         cx: &mut RunContext,
         mut config: AgentConfig,
     ) -> Result<AgentConfig, HandlerError> {
-        for handler in self.0.iter() {
+        for handler in self.0.iter().filter(|h| h.implements(Hook::BeforeAgent)) {
             config = handler
-                .0
+                .inner
                 .before_agent(cx, config)
                 .await
                 .map_err(|e| HandlerError::new(Hook::BeforeAgent, handler, e))?;
@@ -371,8 +377,8 @@ async fn run_state_hook<'h>(
     cx: &mut RunContext,
     state: &mut RunState,
 ) -> Result<(), HandlerError> {
-    for handler in handlers {
-        call(&*handler.0, cx, state)
+    for handler in handlers.filter(|h| h.implements(hook)) {
+        call(&*handler.inner, cx, state)
             .await
             .map_err(|e| HandlerError::new(hook, handler, e))?;
     }

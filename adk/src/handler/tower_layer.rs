@@ -11,7 +11,7 @@ use tower::{BoxError, Layer, Service, ServiceExt};
 
 use super::next::sealed::Seam;
 use super::next::{InvokeSeam, ModelSeam, StreamSeam};
-use super::{Continuation, Handler, ModelNext, Next, StreamNext, ToolNext};
+use super::{Continuation, Handler, Hook, Hooks, ModelNext, Next, StreamNext, ToolNext};
 use crate::{ModelRequest, ModelResponse, ToolOutput, ToolRequest, ToolStream};
 
 /// The inner service that a layer given to [`ToolLayer`], [`ToolStreamLayer`] or
@@ -99,7 +99,7 @@ impl<S: Carry> Service<S::Request> for Continue<S> {
 macro_rules! layer_handler {
     (
         $(#[$doc:meta])*
-        $name:ident, $seam:ty, $request:ty, $response:ty, $hook:ident, $next:ty
+        $name:ident, $seam:ty, $request:ty, $response:ty, $hook:ident, $variant:ident, $next:ty
     ) => {
         $(#[$doc])*
         #[derive(Clone)]
@@ -136,6 +136,10 @@ macro_rules! layer_handler {
                 Cow::Owned(format!("{}<{}>", stringify!($name), std::any::type_name::<T>()))
             }
 
+            fn hooks(&self) -> Hooks {
+                Hooks::only(Hook::$variant)
+            }
+
             async fn $hook(&self, mut request: $request, next: $next) -> Result<$response, BoxError> {
                 <$seam as Carry>::put(&mut request, next);
                 self.service.clone().oneshot(request).await.map_err(Into::into)
@@ -164,7 +168,7 @@ layer_handler! {
     /// let every_tool_call_times_out_after_5s = ToolLayer::new(TimeoutLayer::new(Duration::from_secs(5)));
     /// # let _ = every_tool_call_times_out_after_5s;
     /// ```
-    ToolLayer, InvokeSeam, ToolRequest, ToolOutput, wrap_tool_invoke, ToolNext
+    ToolLayer, InvokeSeam, ToolRequest, ToolOutput, wrap_tool_invoke, WrapToolInvoke, ToolNext
 }
 
 layer_handler! {
@@ -172,7 +176,7 @@ layer_handler! {
     ///
     /// The layer sees the call until the stream is returned, not the chunks after it
     /// (tower's `Timeout`, for example, bounds the time to the first response only).
-    ToolStreamLayer, StreamSeam, ToolRequest, ToolStream, wrap_tool_stream, StreamNext
+    ToolStreamLayer, StreamSeam, ToolRequest, ToolStream, wrap_tool_stream, WrapToolStream, StreamNext
 }
 
 layer_handler! {
@@ -191,5 +195,5 @@ layer_handler! {
     /// let model_calls_time_out = ModelLayer::new(TimeoutLayer::new(Duration::from_secs(30)));
     /// # let _ = model_calls_time_out;
     /// ```
-    ModelLayer, ModelSeam, ModelRequest, ModelResponse, wrap_model, ModelNext
+    ModelLayer, ModelSeam, ModelRequest, ModelResponse, wrap_model, WrapModel, ModelNext
 }

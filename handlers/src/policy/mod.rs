@@ -215,6 +215,10 @@ impl<P: Policy> Handler for PolicyGate<P> {
         Cow::Borrowed("policy_gate")
     }
 
+    fn hooks(&self) -> adk::Hooks {
+        adk::Hooks::only(adk::Hook::WrapToolInvoke).with(adk::Hook::WrapToolStream)
+    }
+
     async fn wrap_tool_invoke(
         &self,
         request: ToolRequest,

@@ -124,6 +124,10 @@ where
         Cow::Borrowed("ToolRetry")
     }
 
+    fn hooks(&self) -> adk::Hooks {
+        adk::Hooks::only(adk::Hook::WrapToolInvoke).with(adk::Hook::WrapToolStream)
+    }
+
     fn wrap_tool_invoke(
         &self,
         request: ToolRequest,

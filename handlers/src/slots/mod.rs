@@ -328,6 +328,12 @@ impl Handler for SlotFilling {
         Cow::Borrowed("slot_filling")
     }
 
+    fn hooks(&self) -> adk::Hooks {
+        adk::Hooks::only(adk::Hook::BeforeAgent)
+            .with(adk::Hook::BeforeModel)
+            .with(adk::Hook::AfterAgent)
+    }
+
     async fn before_agent(
         &self,
         cx: &mut RunContext,

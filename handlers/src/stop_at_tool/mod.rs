@@ -251,6 +251,13 @@ impl Handler for StopAtTool {
         Cow::Borrowed("stop_at_tool")
     }
 
+    fn hooks(&self) -> adk::Hooks {
+        adk::Hooks::only(adk::Hook::BeforeAgent)
+            .with(adk::Hook::WrapToolInvoke)
+            .with(adk::Hook::WrapToolStream)
+            .with(adk::Hook::AfterAgent)
+    }
+
     async fn before_agent(
         &self,
         _: &mut RunContext,

@@ -236,6 +236,10 @@ impl Handler for PromptTemplate {
         Cow::Borrowed("prompt_template")
     }
 
+    fn hooks(&self) -> adk::Hooks {
+        adk::Hooks::only(adk::Hook::BeforeAgent).with(adk::Hook::BeforeModel)
+    }
+
     async fn before_agent(
         &self,
         cx: &mut RunContext,

@@ -209,6 +209,10 @@ impl Handler for ToolTimeout {
         Cow::Borrowed("ToolTimeout")
     }
 
+    fn hooks(&self) -> adk::Hooks {
+        adk::Hooks::only(adk::Hook::WrapToolInvoke).with(adk::Hook::WrapToolStream)
+    }
+
     fn wrap_tool_invoke(
         &self,
         request: ToolRequest,
