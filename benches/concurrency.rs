@@ -14,7 +14,6 @@
 //! figure is (peak - before) / 10,000. A fresh process per probe keeps one probe's freed
 //! memory from hiding the other's.
 
-use std::convert::Infallible;
 use std::future::IntoFuture;
 use std::hint::black_box;
 use std::process::Command;
@@ -24,77 +23,16 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group};
 use futures::future::join_all;
-use serde_json::json;
-use tower::ServiceExt;
-use tower_adk::testing::{ScriptedModel, Turn};
-use tower_adk::{
-    Agent, AgentRequest, Message, Messages, ModelRequest, Tool, ToolInfo, ToolOutput, ToolRequest,
-};
+use tower_adk::{Agent, AgentRequest, Tool};
+
+mod workloads;
 
 const RUNS: usize = 10_000;
 const SLEEP: Duration = Duration::from_millis(50);
 const PROBE: &str = "W4_MEMORY_PROBE";
 
-fn script() -> ScriptedModel {
-    ScriptedModel::per_run([
-        Turn::call("c1", "tool_0", json!({"q": "a"})).with_call("c2", "tool_1", json!({"q": "b"})),
-        Turn::call("c3", "tool_2", json!({"q": "c"})),
-        Turn::text("done"),
-    ])
-    .without_records()
-}
-
-fn tools() -> Vec<Tool> {
-    (0..8)
-        .map(|i| {
-            Tool::from_fn(
-                ToolInfo::new(format!("tool_{i}"), "a tool"),
-                |req: ToolRequest| async move {
-                    tokio::time::sleep(SLEEP).await;
-                    Ok::<_, Infallible>(ToolOutput::new(format!("ok {}", req.arguments["q"])))
-                },
-            )
-        })
-        .collect()
-}
-
 fn agent() -> Agent {
-    Agent::builder(script())
-        .instruction("You are a bench.")
-        .tools(tools())
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// One run with no framework: call the model, run the turn's tools concurrently, loop.
-async fn hand_written(model: ScriptedModel, tools: &[Tool]) -> Message {
-    let mut messages = vec![Message::system("You are a bench."), Message::user("go")];
-    loop {
-        let request = ModelRequest::new(Messages::from(messages.clone()));
-        let reply = match model.clone().oneshot(request).await {
-            Ok(response) => response
-                .into_message()
-                .await
-                .unwrap_or_else(|_| Message::assistant("")),
-            Err(_) => Message::assistant(""),
-        };
-        let calls = reply.tool_calls().to_vec();
-        messages.push(reply);
-        if calls.is_empty() {
-            return messages.pop().unwrap_or_else(|| Message::assistant(""));
-        }
-        let results = join_all(calls.into_iter().map(|call| async move {
-            let tool = tools.iter().find(|t| t.name() == call.name)?;
-            let arguments = serde_json::from_str(&call.arguments).unwrap_or_default();
-            let output = tool
-                .invoke(ToolRequest::new(&call.id, &call.name, arguments))
-                .await;
-            let content = output.map(|o| o.content).unwrap_or_default();
-            Some(Message::tool(call.id, call.name, content))
-        }))
-        .await;
-        messages.extend(results.into_iter().flatten());
-    }
+    workloads::agent(Some(SLEEP))
 }
 
 #[derive(Clone, Copy)]
@@ -124,13 +62,13 @@ async fn concurrent_runs(kind: Kind, agent: &Agent) -> Duration {
             })
             .collect(),
         Kind::HandWritten => {
-            let model = script();
-            let tools: Arc<[Tool]> = tools().into();
+            let model = workloads::script();
+            let tools: Arc<[Tool]> = workloads::tools(Some(SLEEP)).into();
             (0..RUNS)
                 .map(|_| {
                     let (model, tools) = (model.clone(), Arc::clone(&tools));
                     tokio::spawn(async move {
-                        black_box(hand_written(model, &tools).await);
+                        black_box(workloads::hand_written(&model, &tools, true).await);
                         true
                     })
                 })
@@ -150,16 +88,6 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The resident set of this process, in KiB.
-fn rss_kib() -> usize {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
 /// In the child process: one batch of runs, printing the peak growth of the resident set
 /// per in-flight run, in bytes.
 fn probe(kind: Kind) {
@@ -172,17 +100,17 @@ fn probe(kind: Kind) {
             .collect();
         join_all(warm).await;
     });
-    let before = rss_kib();
+    let before = workloads::rss_kib("VmRSS");
     let done = Arc::new(AtomicBool::new(false));
     let sampler = {
         let done = Arc::clone(&done);
         std::thread::spawn(move || {
             let mut peak = before;
             while !done.load(Ordering::Relaxed) {
-                peak = peak.max(rss_kib());
+                peak = peak.max(workloads::rss_kib("VmRSS"));
                 std::thread::sleep(Duration::from_millis(1));
             }
-            peak.max(rss_kib())
+            peak.max(workloads::rss_kib("VmRSS"))
         })
     };
     let wall = runtime.block_on(concurrent_runs(kind, &agent));

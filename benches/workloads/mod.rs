@@ -1,0 +1,143 @@
+//! The W1 and W4 workloads, shared by the criterion benches (`overhead`, `concurrency`)
+//! and the tower-adk entry of `benches/peers`, so every figure measures the same run.
+//!
+//! A three-turn run: system + user message in; turn 1 calls `tool_0` and `tool_1`, turn 2
+//! calls `tool_2`, turn 3 answers `done`; 8 tools registered, small JSON arguments.
+// Each bench uses part of this module.
+#![allow(dead_code)]
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use futures::future::join_all;
+use serde_json::json;
+use tower::ServiceExt;
+use tower_adk::testing::{ScriptedModel, Turn};
+use tower_adk::{
+    Agent, AgentRequest, BoxHandler, Message, Messages, ModelRequest, Tool, ToolInfo, ToolOutput,
+    ToolRequest, handlers,
+};
+
+/// The system instruction of every run.
+pub(crate) const INSTRUCTION: &str = "You are a bench.";
+
+/// The caller's role, a request extension that the role filter reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    Admin,
+}
+
+/// The model: the same three turns on every run.
+pub(crate) fn script() -> ScriptedModel {
+    ScriptedModel::per_run([
+        Turn::call("c1", "tool_0", json!({"q": "a"})).with_call("c2", "tool_1", json!({"q": "b"})),
+        Turn::call("c3", "tool_2", json!({"q": "c"})),
+        Turn::text("done"),
+    ])
+    .without_records()
+}
+
+/// The 8 tools; each answers `ok <q>`, after sleeping `sleep` on the runtime's timer
+/// (W4) or at once (W1).
+pub(crate) fn tools(sleep: Option<Duration>) -> Vec<Tool> {
+    (0..8)
+        .map(|i| {
+            Tool::from_fn(
+                ToolInfo::new(format!("tool_{i}"), "a tool"),
+                move |req: ToolRequest| async move {
+                    if let Some(sleep) = sleep {
+                        tokio::time::sleep(sleep).await;
+                    }
+                    Ok::<_, Infallible>(ToolOutput::new(format!("ok {}", req.arguments["q"])))
+                },
+            )
+        })
+        .collect()
+}
+
+/// The agent of W1 (tools answer at once) or W4 (tools sleep).
+pub(crate) fn agent(sleep: Option<Duration>) -> Agent {
+    Agent::builder(script())
+        .instruction(INSTRUCTION)
+        .tools(tools(sleep))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The four cheap handlers of W1: a role filter, an instruction append, a before-model
+/// rewrite that keeps the history, and a tool wrapper that counts calls.
+pub(crate) fn four_handlers(count: &Arc<AtomicUsize>) -> [BoxHandler; 4] {
+    let count = Arc::clone(count);
+    [
+        handlers::filter_tools(|ext, _| ext.get::<Role>() == Some(&Role::Admin)).into(),
+        handlers::instruction_fn(|_, current| format!("{current} Be brief.")).into(),
+        handlers::before_model(|_, _| Ok(())).into(),
+        handlers::wrap_tool_invoke(move |req, next| {
+            count.fetch_add(1, Ordering::Relaxed);
+            next.run(req)
+        })
+        .into(),
+    ]
+}
+
+/// `n` handlers: the four of W1, repeated (`n` a multiple of 4).
+pub(crate) fn handler_chain(n: usize, count: &Arc<AtomicUsize>) -> Vec<BoxHandler> {
+    (0..n / 4).flat_map(|_| four_handlers(count)).collect()
+}
+
+/// One W1 request, as the admin, with these handlers.
+pub(crate) fn request(handlers: &[BoxHandler]) -> AgentRequest {
+    let mut request = AgentRequest::user("go").with_extension(Role::Admin);
+    request.handlers_mut().extend(handlers.iter().cloned());
+    request
+}
+
+/// The same run with no framework: call the model, run the turn's tools (one after
+/// another, or all at once when `concurrent`), loop. Returns the final message.
+pub(crate) async fn hand_written(model: &ScriptedModel, tools: &[Tool], concurrent: bool) -> Message {
+    let mut messages = vec![Message::system(INSTRUCTION), Message::user("go")];
+    loop {
+        let request = ModelRequest::new(Messages::from(messages.clone()));
+        let reply = match model.clone().oneshot(request).await {
+            Ok(response) => response
+                .into_message()
+                .await
+                .unwrap_or_else(|_| Message::assistant("")),
+            Err(_) => Message::assistant(""),
+        };
+        let calls = reply.tool_calls().to_vec();
+        messages.push(reply);
+        if calls.is_empty() {
+            return messages.pop().unwrap_or_else(|| Message::assistant(""));
+        }
+        let call_one = |call: tower_adk::ToolCall| async move {
+            let tool = tools.iter().find(|t| t.name() == call.name)?;
+            let arguments = serde_json::from_str(&call.arguments).unwrap_or_default();
+            let output = tool
+                .invoke(ToolRequest::new(&call.id, &call.name, arguments))
+                .await;
+            let content = output.map(|o| o.content).unwrap_or_default();
+            Some(Message::tool(call.id, call.name, content))
+        };
+        if concurrent {
+            let results = join_all(calls.into_iter().map(call_one)).await;
+            messages.extend(results.into_iter().flatten());
+        } else {
+            for call in calls {
+                messages.extend(call_one(call).await);
+            }
+        }
+    }
+}
+
+/// The resident set of this process now (`VmRSS`) or at its peak (`VmHWM`), in KiB.
+pub(crate) fn rss_kib(field: &str) -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
