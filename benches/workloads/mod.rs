@@ -96,7 +96,11 @@ pub(crate) fn request(handlers: &[BoxHandler]) -> AgentRequest {
 
 /// The same run with no framework: call the model, run the turn's tools (one after
 /// another, or all at once when `concurrent`), loop. Returns the final message.
-pub(crate) async fn hand_written(model: &ScriptedModel, tools: &[Tool], concurrent: bool) -> Message {
+pub(crate) async fn hand_written(
+    model: &ScriptedModel,
+    tools: &[Tool],
+    concurrent: bool,
+) -> Message {
     let mut messages = vec![Message::system(INSTRUCTION), Message::user("go")];
     loop {
         let request = ModelRequest::new(Messages::from(messages.clone()));

@@ -26,7 +26,10 @@ fn quick() -> bool {
 
 /// Median time per run, in µs, over `SAMPLES` samples of `runs` runs each, after a
 /// warm-up that also picks `runs` so that a sample takes about a second.
-fn measure<F: Future>(runtime: &tokio::runtime::Runtime, mut run: impl FnMut() -> F) -> (f64, usize) {
+fn measure<F: Future>(
+    runtime: &tokio::runtime::Runtime,
+    mut run: impl FnMut() -> F,
+) -> (f64, usize) {
     let (warm_up, sample) = if quick() {
         (Duration::from_millis(50), Duration::from_millis(50))
     } else {
@@ -97,11 +100,19 @@ fn w1() {
     print("hand-written", "W1", 0, runs, json!({"us_per_run": us}));
     for n in [0, 4] {
         let chain = workloads::handler_chain(n, &count);
-        let (us, runs) = measure(&runtime, || agent.run(workloads::request(&chain)).into_future());
-        print("tower-adk", "W1", n, runs, json!({
-            "us_per_run": us,
-            "peak_rss_kib": workloads::rss_kib("VmHWM"),
-        }));
+        let (us, runs) = measure(&runtime, || {
+            agent.run(workloads::request(&chain)).into_future()
+        });
+        print(
+            "tower-adk",
+            "W1",
+            n,
+            runs,
+            json!({
+                "us_per_run": us,
+                "peak_rss_kib": workloads::rss_kib("VmHWM"),
+            }),
+        );
     }
 }
 
@@ -122,7 +133,10 @@ fn w4(hand_written: bool) {
                 if hand_written {
                     let (model, tools) = (model.clone(), Arc::clone(&tools));
                     runtime.spawn(async move {
-                        workloads::hand_written(&model, &tools, true).await.content() == "done"
+                        workloads::hand_written(&model, &tools, true)
+                            .await
+                            .content()
+                            == "done"
                     })
                 } else {
                     let run = agent.run(AgentRequest::user("go")).into_future();
@@ -158,11 +172,21 @@ fn w4(hand_written: bool) {
     let wall = start.elapsed();
     finished.store(true, Ordering::Relaxed);
     let peak = sampler.join().unwrap_or(before);
-    let peer = if hand_written { "hand-written" } else { "tower-adk" };
-    print(peer, "W4", 0, runs, json!({
-        "wall_ms": wall.as_secs_f64() * 1e3,
-        "kib_per_run": (peak.saturating_sub(before)) as f64 / runs as f64,
-    }));
+    let peer = if hand_written {
+        "hand-written"
+    } else {
+        "tower-adk"
+    };
+    print(
+        peer,
+        "W4",
+        0,
+        runs,
+        json!({
+            "wall_ms": wall.as_secs_f64() * 1e3,
+            "kib_per_run": (peak.saturating_sub(before)) as f64 / runs as f64,
+        }),
+    );
 }
 
 fn main() {
