@@ -20,8 +20,9 @@ use crate::{AgentError, Finish, ToolCall, ToolError, ToolRequest};
 pub(crate) enum CallEvent {
     /// An event for the caller (call started, output chunk).
     Event(AgentEvent),
-    /// The call with this index in the turn finished.
-    Done(usize, ToolRecord),
+    /// The call with this index in the turn finished. (Shared from the start: the run
+    /// hands the record to the caller in an event and keeps it.)
+    Done(usize, Arc<ToolRecord>),
     /// A tool wrapper failed with a handler error: the run stops.
     Fatal(AgentError),
 }
@@ -131,7 +132,7 @@ fn run_call(
 ) -> BoxStream<'static, CallEvent> {
     let chain = chain.clone();
     let tool = config.tool(&call.name).cloned();
-    let unknown = tool.is_none().then(|| unknown_tool(config, &call.name));
+    let unknown: Option<BoxError> = tool.is_none().then(|| unknown_tool(config, &call.name).into());
     let returns_directly = unknown.is_none() && config.is_return_directly(&call.name);
     let extensions = Arc::clone(extensions);
     let span = telemetry::tool_span(&call.name, &call.id);
@@ -145,7 +146,7 @@ fn run_call(
         let mut finish = None;
         let failure: Option<BoxError> = 'call: {
             let Some(tool) = tool else {
-                break 'call unknown.map(BoxError::from);
+                break 'call unknown;
             };
             let arguments = match parse_arguments(&call.arguments) {
                 Ok(arguments) => arguments,
@@ -201,7 +202,7 @@ fn run_call(
         if returns_directly && finish.is_none() {
             finish = Some(Finish::WithResult);
         }
-        yield CallEvent::Done(index, ToolRecord {
+        yield CallEvent::Done(index, Arc::new(ToolRecord {
             call_id: call.id,
             name: call.name,
             arguments: call.arguments,
@@ -210,7 +211,7 @@ fn run_call(
             latency: started.elapsed(),
             finish,
             purpose: None,
-        });
+        }));
     };
     InSpan::new(events, span).boxed()
 }

@@ -125,7 +125,7 @@ impl SharedExecutor {
                         "the tool executor returned no result for this call",
                     )),
                 };
-                yield CallEvent::Done(index, record);
+                yield CallEvent::Done(index, Arc::new(record));
             }
         }
         .boxed()
@@ -227,7 +227,9 @@ impl DefaultExecutor {
                         drop(events.send(event).await);
                     }
                 }
-                CallEvent::Done(index, record) => records[index] = Some(record),
+                CallEvent::Done(index, record) => {
+                    records[index] = Some(Arc::unwrap_or_clone(record));
+                }
                 CallEvent::Fatal(error) => return Err(error.into_chain()),
             }
         }

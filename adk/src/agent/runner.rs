@@ -134,14 +134,14 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                                     if !record.is_success()
                                         && agent.on_tool_failure == ToolFailurePolicy::FailRun =>
                                 {
-                                    Err(AgentError::ToolFailed(Box::new(record)))?
+                                    Err(AgentError::ToolFailed(Box::new(Arc::unwrap_or_clone(record))))?
                                 }
                                 CallEvent::Done(index, record) => {
                                     let mut emit = Some(index);
                                     if record.finish.is_some() && winner.is_none_or(|w| index < w) {
                                         emit = winner.replace(index);
                                     }
-                                    finished[index] = Some(Arc::new(record));
+                                    finished[index] = Some(record);
                                     if let Some(record) = emit.and_then(|i| finished[i].as_ref()) {
                                         yield AgentEvent::ToolResult(Arc::clone(record));
                                     }

@@ -309,6 +309,10 @@ impl Tool {
                 ),
             )
         })?;
+        // The common case, valid arguments, without collecting errors.
+        if validator.is_valid(arguments) {
+            return Ok(());
+        }
         let problems: Vec<String> = validator
             .iter_errors(arguments)
             .map(|error| {
