@@ -156,6 +156,39 @@ async fn the_testing_chunk_tool_streams_its_chunks_as_events() {
     assert_eq!(tool_result(&model.requests()[1], "c1").0, "10% 50% 100%");
 }
 
+/// Awaiting the result stops the events (nobody reads them), not the run: everything
+/// still reaches the model, the history and the result.
+#[tokio::test]
+async fn reading_some_events_then_awaiting_the_result_loses_nothing() {
+    let model = ScriptedModel::new([
+        Turn::call("c1", "progress", json!({})).with_call("c2", "progress", json!({})),
+        Turn::text("ok"),
+    ]);
+    let agent = Agent::builder(model.clone())
+        .tool(chunk_tool("progress", &["a", "b", "c"], Duration::ZERO))
+        .build()
+        .unwrap();
+
+    let mut run = agent.run(AgentRequest::user("go"));
+    let first = run.next().await.unwrap().unwrap();
+    assert!(matches!(first, AgentEvent::Message(_)), "{first:?}");
+    let result = run.result().await.unwrap();
+
+    assert_eq!(result.final_message.content(), "ok");
+    let contents: Vec<&str> = result
+        .tool_records
+        .iter()
+        .map(|r| r.content.as_str())
+        .collect();
+    assert_eq!(contents, ["abc", "abc"]);
+    assert_eq!(tool_result(&model.requests()[1], "c2").0, "abc");
+    assert_eq!(
+        result.messages.len(),
+        5,
+        "user, assistant, 2 tool results, answer"
+    );
+}
+
 #[tokio::test]
 async fn a_slow_reader_holds_the_tool_back_one_chunk_at_a_time() {
     // The tool could produce 1000 chunks at once; it produces each only when asked.

@@ -120,6 +120,8 @@ pub(crate) struct BatchOptions {
     pub(crate) parallel: Option<usize>,
     /// Whether arguments are checked against the tool's schema before the wrappers.
     pub(crate) validate: bool,
+    /// Whether the caller reads events: without, calls report only their records.
+    pub(crate) events: bool,
 }
 
 fn run_call(
@@ -132,16 +134,20 @@ fn run_call(
 ) -> BoxStream<'static, CallEvent> {
     let chain = chain.clone();
     let tool = config.tool(&call.name).cloned();
-    let unknown: Option<BoxError> = tool.is_none().then(|| unknown_tool(config, &call.name).into());
+    let unknown: Option<BoxError> = tool
+        .is_none()
+        .then(|| unknown_tool(config, &call.name).into());
     let returns_directly = unknown.is_none() && config.is_return_directly(&call.name);
     let extensions = Arc::clone(extensions);
     let span = telemetry::tool_span(&call.name, &call.id);
     let events = async_stream::stream! {
         let started = Instant::now();
-        yield CallEvent::Event(AgentEvent::ToolCallStarted {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-        });
+        if options.events {
+            yield CallEvent::Event(AgentEvent::ToolCallStarted {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+            });
+        }
         let mut content = String::new();
         let mut finish = None;
         let failure: Option<BoxError> = 'call: {
@@ -176,11 +182,13 @@ fn run_call(
                 match chunk {
                     Ok(chunk) => {
                         content.push_str(&chunk);
-                        yield CallEvent::Event(AgentEvent::ToolOutputChunk {
-                            call_id: call.id.clone(),
-                            name: call.name.clone(),
-                            chunk,
-                        });
+                        if options.events {
+                            yield CallEvent::Event(AgentEvent::ToolOutputChunk {
+                                call_id: call.id.clone(),
+                                name: call.name.clone(),
+                                chunk,
+                            });
+                        }
                     }
                     Err(error) => break 'call Some(error),
                 }

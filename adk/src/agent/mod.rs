@@ -120,6 +120,7 @@ impl Agent {
             batch: BatchOptions {
                 parallel: None,
                 validate: true,
+                events: true,
             },
             on_tool_failure: ToolFailurePolicy::default(),
             run_timeout: None,

@@ -2,6 +2,7 @@ use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -199,6 +200,24 @@ pub struct AgentRun {
     /// `None` once the run's deadline passed: everything in flight was dropped.
     events: Option<InSpan<BoxStream<'static, Result<AgentEvent, AgentError>>>>,
     deadline: Deadline,
+    audience: Audience,
+}
+
+/// Whether anyone reads a run's events. Awaiting a run for its result says no one does
+/// from then on, and the run stops building them (only `Completed` is still sent):
+/// text deltas, messages, call and chunk events cost copies of their text.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Audience(Arc<AtomicBool>);
+
+impl Audience {
+    /// Whether the events are read.
+    pub(crate) fn listening(&self) -> bool {
+        !self.0.load(Ordering::Relaxed)
+    }
+
+    fn leave(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 /// The whole-run deadline: armed on the first poll, inside the caller's runtime.
@@ -211,17 +230,24 @@ enum Deadline {
 impl AgentRun {
     /// The final result, skipping the events; the same as awaiting the run, without the
     /// name clash between `IntoFuture::into_future` and `StreamExt::into_future`.
+    ///
+    /// From here on the run does not build the events it would have streamed (text
+    /// deltas, messages, tool calls and chunks, tool results), so a run that is only
+    /// awaited does not pay for copying their text.
     pub fn result(self) -> RunResult {
+        self.audience.leave();
         RunResult { run: self }
     }
 
     pub(crate) fn new(
         events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
         timeout: Option<Duration>,
+        audience: Audience,
     ) -> Self {
         AgentRun {
             events: Some(InSpan::new(events.boxed(), telemetry::run_span())),
             deadline: timeout.map_or(Deadline::None, Deadline::Armed),
+            audience,
         }
     }
 }
@@ -260,7 +286,7 @@ impl IntoFuture for AgentRun {
     type IntoFuture = RunResult;
 
     fn into_future(self) -> RunResult {
-        RunResult { run: self }
+        self.result()
     }
 }
 

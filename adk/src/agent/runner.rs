@@ -6,7 +6,8 @@ use futures::StreamExt;
 
 use super::ToolFailurePolicy;
 use super::compile::{Outcome, Step};
-use super::exec::{self, CallEvent};
+use super::exec::{self, BatchOptions, CallEvent};
+use super::run::Audience;
 use super::{AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun, RunStatus};
 use super::{DefaultExecutor, ToolRecord};
 use crate::handler::Chain;
@@ -16,6 +17,8 @@ use crate::{Finish, RunState, Tool, ToolInfo};
 
 pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
     let timeout = agent.run_timeout;
+    let audience = Audience::default();
+    let listeners = audience.clone();
     AgentRun::new(
         async_stream::try_stream! {
             let (input, extensions, handlers) = request.into_parts();
@@ -67,7 +70,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                             .map_err(AgentError::from_chain)?;
                         let reply = match response.into_whole() {
                             Ok(reply) => {
-                                if !reply.content().is_empty() {
+                                if !reply.content().is_empty() && audience.listening() {
                                     yield AgentEvent::TextDelta(reply.content().to_owned());
                                 }
                                 reply
@@ -78,7 +81,9 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                                     match delta.map_err(AgentError::Model)? {
                                         ModelDelta::Text(text) => {
                                             reply.push_text(&text);
-                                            yield AgentEvent::TextDelta(text);
+                                            if audience.listening() {
+                                                yield AgentEvent::TextDelta(text);
+                                            }
                                         }
                                         other => reply.push(other),
                                     }
@@ -89,12 +94,12 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                         state.messages.push(reply);
 
                         chain.after_model(&mut cx, &mut state).await?;
-                        let routed = state.messages.last().cloned();
-                        let tool_calls = routed.as_ref().is_some_and(|m| !m.tool_calls().is_empty());
-                        if let Some(message) = routed {
+                        let routed = state.messages.last();
+                        let tool_calls = routed.is_some_and(|m| !m.tool_calls().is_empty());
+                        if let Some(message) = routed.filter(|_| audience.listening()) {
                             let filler = agent.filler_messages && tool_calls && !message.content().is_empty();
                             let text = filler.then(|| message.content().to_owned());
-                            yield AgentEvent::Message(message);
+                            yield AgentEvent::Message(message.clone());
                             if let Some(text) = text {
                                 yield AgentEvent::Filler(text);
                             }
@@ -104,6 +109,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                     Step::RunTools => {
                     let calls = state.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
                     let turn = state.messages.len() - 1;
+                    let options = BatchOptions { events: audience.listening(), ..agent.batch };
                     let mut finished: Vec<Option<Arc<ToolRecord>>> = vec![None; calls.len()];
                     // The first finishing call, in the model's order, wins; its result is
                     // held back to come last.
@@ -115,7 +121,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                                 chain.clone(),
                                 config.clone(),
                                 cx.shared_extensions(),
-                                agent.batch,
+                                options,
                             ),
                         ),
                         None => exec::run_batch(
@@ -123,12 +129,16 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                             config.clone(),
                             cx.shared_extensions(),
                             calls,
-                            agent.batch,
+                            options,
                         ),
                     };
                         while let Some(event) = events.next().await {
                             match event {
-                                CallEvent::Event(event) => yield event,
+                                CallEvent::Event(event) => {
+                                    if audience.listening() {
+                                        yield event;
+                                    }
+                                }
                                 CallEvent::Fatal(error) => Err(error)?,
                                 CallEvent::Done(_, record)
                                     if !record.is_success()
@@ -142,13 +152,13 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                                         emit = winner.replace(index);
                                     }
                                     finished[index] = Some(record);
-                                    if let Some(record) = emit.and_then(|i| finished[i].as_ref()) {
+                                    if let Some(record) = emit.and_then(|i| finished[i].as_ref()).filter(|_| audience.listening()) {
                                         yield AgentEvent::ToolResult(Arc::clone(record));
                                     }
                                 }
                             }
                         }
-                    if let Some(record) = winner.and_then(|i| finished[i].as_ref()) {
+                    if let Some(record) = winner.and_then(|i| finished[i].as_ref()).filter(|_| audience.listening()) {
                         yield AgentEvent::ToolResult(Arc::clone(record));
                     }
 
@@ -192,5 +202,6 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
             }));
         },
         timeout,
+        listeners,
     )
 }
