@@ -1,5 +1,5 @@
 //! A streaming tool (W3): 10,000 chunks of 64 bytes, consumed raw, through an agent run
-//! with 0 and 4 stream wrappers, and through 4 hand-written boxed stream adapters (the
+//! with 0 and 4 stream wrappers (awaited for the result, and read event by event), and through 4 hand-written boxed stream adapters (the
 //! floor for 4 wrappers). Criterion reports chunks per second.
 //!
 //! ```text
@@ -14,7 +14,9 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use futures::stream::{BoxStream, StreamExt, TryStreamExt};
 use serde_json::json;
 use tower_adk::testing::{ScriptedModel, Turn};
-use tower_adk::{Agent, AgentRequest, BoxError, BoxHandler, Tool, ToolInfo, ToolRequest, handlers};
+use tower_adk::{
+    Agent, AgentEvent, AgentRequest, BoxError, BoxHandler, Tool, ToolInfo, ToolRequest, handlers,
+};
 
 const CHUNKS: usize = 10_000;
 const CHUNK: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
@@ -104,6 +106,25 @@ fn w3(c: &mut Criterion) {
             });
         });
     }
+    // The same, with the caller reading every chunk as an event (awaiting the result
+    // alone skips building the chunk events).
+    let chain: Vec<BoxHandler> = (0..4).map(|_| identity_wrapper()).collect();
+    group.bench_function("agent_4_stream_wrappers_events_read", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let mut request = AgentRequest::user("go");
+            request.handlers_mut().extend(chain.iter().cloned());
+            let mut run = agent.run(request);
+            let mut chunks = 0;
+            while let Some(event) = run.next().await {
+                if let AgentEvent::ToolOutputChunk { chunk, .. } =
+                    event.unwrap_or_else(|e| panic!("{e}"))
+                {
+                    chunks += black_box(chunk).len() / CHUNK.len();
+                }
+            }
+            assert_eq!(chunks, CHUNKS);
+        });
+    });
     group.finish();
 }
 
