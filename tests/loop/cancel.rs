@@ -100,7 +100,7 @@ async fn dropping_the_event_stream_mid_tool_cancels_the_tool() {
     })
     .await
     .expect("the tool call never started");
-    assert_eq!(started, "c1");
+    assert_eq!(&*started, "c1");
     tokio::select! {
         event = run.next() => panic!("the run moved on while its tool was blocked: {event:?}"),
         () = probe.entered.notified() => {}

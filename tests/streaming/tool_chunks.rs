@@ -58,7 +58,7 @@ fn chunks_of(events: &[AgentEvent]) -> Vec<(&str, &str)> {
         .iter()
         .filter_map(|e| match e {
             AgentEvent::ToolOutputChunk { call_id, chunk, .. } => {
-                Some((call_id.as_str(), chunk.as_str()))
+                Some((&**call_id, chunk.as_str()))
             }
             _ => None,
         })

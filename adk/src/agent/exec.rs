@@ -14,7 +14,7 @@ use tower::BoxError;
 use super::{AgentConfig, AgentEvent, ToolRecord};
 use crate::handler::{Chain, HandlerError};
 use crate::telemetry::{self, InSpan};
-use crate::{AgentError, Finish, ToolCall, ToolError, ToolRequest};
+use crate::{AgentError, Finish, Tool, ToolCall, ToolError, ToolRequest};
 
 /// What one call reports while it runs.
 pub(crate) enum CallEvent {
@@ -132,96 +132,171 @@ fn run_call(
     index: usize,
     call: ToolCall,
 ) -> BoxStream<'static, CallEvent> {
-    let chain = chain.clone();
-    let tool = config.tool(&call.name).cloned();
-    let unknown: Option<BoxError> = tool
-        .is_none()
-        .then(|| unknown_tool(config, &call.name).into());
-    let returns_directly = unknown.is_none() && config.is_return_directly(&call.name);
-    let extensions = Arc::clone(extensions);
     let span = telemetry::tool_span(&call.name, &call.id);
-    let events = async_stream::stream! {
+    let tool = match config.tool(&call.name) {
+        Some(tool) => Ok(tool.clone()),
+        None => Err(unknown_tool(config, &call.name).into()),
+    };
+    let call = Call {
+        returns_directly: tool.is_ok() && config.is_return_directly(&call.name),
+        index,
+        validate: options.validate,
+        listening: options.events,
+        extensions: Arc::clone(extensions),
+        call,
+    };
+    // Whole and streamed calls are separate streams: each keeps only its own state (a
+    // whole call's stays under the allocator's cached sizes, 1 KiB).
+    match tool {
+        Ok(tool) if tool.is_streamable() => {
+            InSpan::new(stream_call(chain.clone(), tool, call), span).boxed()
+        }
+        tool => InSpan::new(invoke_call(chain.clone(), tool, call), span).boxed(),
+    }
+}
+
+/// One call of a turn, with what running it needs besides the chain and the tool.
+struct Call {
+    call: ToolCall,
+    /// Its place in the turn.
+    index: usize,
+    returns_directly: bool,
+    validate: bool,
+    /// Whether the caller reads events: without, the call reports only its record.
+    listening: bool,
+    extensions: Arc<http::Extensions>,
+}
+
+/// A call whose result comes whole.
+fn invoke_call(
+    chain: Chain,
+    tool: Result<Tool, BoxError>,
+    call: Call,
+) -> impl Stream<Item = CallEvent> + Send + 'static {
+    async_stream::stream! {
         let started = Instant::now();
-        if options.events {
+        if call.listening {
             yield CallEvent::Event(AgentEvent::ToolCallStarted {
-                call_id: call.id.clone(),
-                name: call.name.clone(),
+                call_id: call.call.id.as_str().into(),
+                name: call.call.name.as_str().into(),
             });
         }
-        let mut content = String::new();
-        let mut finish = None;
-        let failure: Option<BoxError> = 'call: {
-            let Some(tool) = tool else {
-                break 'call unknown;
+        let outcome = match tool.and_then(|tool| prepare(tool, &call)) {
+            Ok((tool, request)) => chain
+                .invoke(request, tool)
+                .await
+                .map(|output| (output.content, output.finish)),
+            Err(error) => Err(error),
+        };
+        yield finished(call, started, outcome);
+    }
+}
+
+/// A call whose result comes in chunks, each an event for the caller.
+fn stream_call(
+    chain: Chain,
+    tool: Tool,
+    call: Call,
+) -> impl Stream<Item = CallEvent> + Send + 'static {
+    async_stream::stream! {
+        let started = Instant::now();
+        // Shared by all of the call's events, not copied per chunk.
+        let ids: Option<(Arc<str>, Arc<str>)> = call
+            .listening
+            .then(|| (call.call.id.as_str().into(), call.call.name.as_str().into()));
+        if let Some((call_id, name)) = &ids {
+            yield CallEvent::Event(AgentEvent::ToolCallStarted {
+                call_id: Arc::clone(call_id),
+                name: Arc::clone(name),
+            });
+        }
+        let outcome = 'call: {
+            let (tool, request) = match prepare(tool, &call) {
+                Ok(prepared) => prepared,
+                Err(error) => break 'call Err(error),
             };
-            let arguments = match parse_arguments(&call.arguments) {
-                Ok(arguments) => arguments,
-                Err(error) => break 'call Some(error.into()),
-            };
-            if options.validate
-                && let Err(error) = tool.validate(&arguments) {
-                    break 'call Some(error.into());
-                }
-            let request = ToolRequest::for_run(&call.id, arguments, extensions, tool.clone());
-            if !tool.is_streamable() {
-                match chain.invoke(request, tool).await {
-                    Ok(output) => {
-                        content = output.content;
-                        finish = output.finish;
-                        break 'call None;
-                    }
-                    Err(error) => break 'call Some(error),
-                }
-            }
             let mut chunks = match chain.stream(request, tool).await {
                 Ok(chunks) => chunks,
-                Err(error) => break 'call Some(error),
+                Err(error) => break 'call Err(error),
             };
-            finish = chunks.take_finish();
+            let finish = chunks.take_finish();
+            let mut content = String::new();
             while let Some(chunk) = chunks.next().await {
                 match chunk {
                     Ok(chunk) => {
                         content.push_str(&chunk);
-                        if options.events {
+                        if let Some((call_id, name)) = &ids {
                             yield CallEvent::Event(AgentEvent::ToolOutputChunk {
-                                call_id: call.id.clone(),
-                                name: call.name.clone(),
+                                call_id: Arc::clone(call_id),
+                                name: Arc::clone(name),
                                 chunk,
                             });
                         }
                     }
-                    Err(error) => break 'call Some(error),
+                    Err(error) => break 'call Err(error),
                 }
             }
-            None
+            Ok((content, finish))
         };
-        let error = match failure.map(classify).transpose() {
-            Ok(error) => error,
-            Err(fatal) => {
-                yield CallEvent::Fatal(fatal);
-                return;
+        yield finished(call, started, outcome);
+    }
+}
+
+/// The call's arguments, parsed and (unless switched off) validated, as the request of
+/// the tool seam.
+fn prepare(tool: Tool, call: &Call) -> Result<(Tool, ToolRequest), BoxError> {
+    let arguments = parse_arguments(&call.call.arguments)?;
+    if call.validate {
+        tool.validate(&arguments)?;
+    }
+    let request = ToolRequest::for_run(
+        &call.call.id,
+        arguments,
+        Arc::clone(&call.extensions),
+        tool.clone(),
+    );
+    Ok((tool, request))
+}
+
+/// The event that ends a call: its record (content and finish, or the failure the model
+/// sees), or the handler error that stops the run.
+fn finished(
+    call: Call,
+    started: Instant,
+    outcome: Result<(String, Option<Finish>), BoxError>,
+) -> CallEvent {
+    let (content, mut finish, error) = match outcome {
+        Ok((content, finish)) => (content, finish, None),
+        Err(failure) => match classify(failure) {
+            Ok(error) => {
+                telemetry::record_error(error.kind().as_str());
+                (error.to_model_text(), None, Some(error))
             }
-        };
-        if let Some(error) = &error {
-            telemetry::record_error(error.kind().as_str());
-            content = error.to_model_text();
-            finish = None;
-        }
-        if returns_directly && finish.is_none() {
-            finish = Some(Finish::WithResult);
-        }
-        yield CallEvent::Done(index, Arc::new(ToolRecord {
-            call_id: call.id,
-            name: call.name,
-            arguments: call.arguments,
+            Err(fatal) => return CallEvent::Fatal(fatal),
+        },
+    };
+    if call.returns_directly && finish.is_none() {
+        finish = Some(Finish::WithResult);
+    }
+    let ToolCall {
+        id,
+        name,
+        arguments,
+        ..
+    } = call.call;
+    CallEvent::Done(
+        call.index,
+        Arc::new(ToolRecord {
+            call_id: id,
+            name,
+            arguments,
             content,
             error,
             latency: started.elapsed(),
             finish,
             purpose: None,
-        }));
-    };
-    InSpan::new(events, span).boxed()
+        }),
+    )
 }
 
 /// A tool failure the model sees, or a handler error that stops the run.

@@ -30,16 +30,17 @@ pub enum AgentEvent {
     /// A tool call started.
     ToolCallStarted {
         /// The call id.
-        call_id: String,
+        call_id: Arc<str>,
         /// The tool name.
-        name: String,
+        name: Arc<str>,
     },
-    /// A chunk of a streamed tool call's output, after every stream wrapper.
+    /// A chunk of a streamed tool call's output, after every stream wrapper. (The id and
+    /// name are shared by all of a call's events, not copied per chunk.)
     ToolOutputChunk {
         /// The call id.
-        call_id: String,
+        call_id: Arc<str>,
         /// The tool name.
-        name: String,
+        name: Arc<str>,
         /// The chunk.
         chunk: String,
     },
