@@ -38,6 +38,14 @@
 //! [`ToolError`](crate::ToolError) (such as a denial) or a tower timeout is a tool failure
 //! that the model sees, and the run goes on; any other error stops the run.
 //!
+//! # Cost
+//!
+//! A hook that a handler does not implement still passes the call through it, unless
+//! the handler says which hooks it implements ([`Handler::hooks`]): then the run skips it
+//! at every other hook, and a handler costs only what its own hooks do. The handlers of
+//! `adk-handlers` all declare theirs. `benches/overhead.rs` measures the rest: about
+//! 35 ns per handler per loop iteration on a 2-core machine (see `BENCHMARKS.md`).
+//!
 //! # Example
 //!
 //! ```
