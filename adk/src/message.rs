@@ -227,6 +227,11 @@ impl Messages {
         Arc::make_mut(&mut self.0)
     }
 
+    /// The list itself; copied only if it is shared.
+    pub fn into_vec(self) -> Vec<Message> {
+        Arc::unwrap_or_clone(self.0)
+    }
+
     /// Appends a message.
     pub fn push(&mut self, message: Message) {
         self.to_mut().push(message);

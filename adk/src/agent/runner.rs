@@ -12,8 +12,22 @@ use super::{AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun, RunStat
 use super::{DefaultExecutor, ToolRecord};
 use crate::handler::Chain;
 use crate::telemetry::{self, InSpan};
-use crate::{AgentError, Message, MessageAccumulator, ModelDelta, ModelRequest, RunContext};
+use crate::{
+    AgentError, Message, MessageAccumulator, Messages, ModelDelta, ModelRequest, RunContext,
+};
 use crate::{Finish, RunState, Tool, ToolInfo};
+
+/// The run's history: the instruction (if any), then the request's messages, in a new
+/// vector with room for a few turns (growing one in place is the allocator's slow path).
+fn history(input: Messages, instruction: &str) -> Messages {
+    const ROOM: usize = 8;
+    let mut history = Vec::with_capacity(input.len() + 1 + ROOM);
+    if !instruction.is_empty() {
+        history.push(Message::system(instruction));
+    }
+    history.extend(input.into_vec());
+    Messages::from(history)
+}
 
 pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
     let timeout = agent.run_timeout;
@@ -36,11 +50,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
             };
             let graph = agent.variants.get(config.key());
 
-            let mut history = input;
-            if !config.instruction().is_empty() {
-                history.to_mut().insert(0, Message::system(config.instruction()));
-            }
-            let mut state = RunState::new(history);
+            let mut state = RunState::new(history(input, config.instruction()));
 
             let mut records = Vec::new();
             let mut returned: Option<Message> = None;
