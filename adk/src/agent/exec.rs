@@ -332,3 +332,42 @@ fn unknown_tool(config: &AgentConfig, name: &str) -> ToolError {
     }
     error
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream of events tagged `tags`, told apart by the limit they carry.
+    fn tagged(tags: &[usize]) -> BoxStream<'static, CallEvent> {
+        let events: Vec<CallEvent> = tags
+            .iter()
+            .map(|&limit| CallEvent::Fatal(AgentError::MaxIterations { limit }))
+            .collect();
+        stream::iter(events).boxed()
+    }
+
+    fn merged(cap: Option<usize>) -> Vec<usize> {
+        let merge = SmallMerge::new(
+            vec![tagged(&[0, 1, 2]), tagged(&[10, 11]), tagged(&[20])],
+            cap,
+        );
+        futures::executor::block_on(merge.collect::<Vec<_>>())
+            .into_iter()
+            .map(|event| match event {
+                CallEvent::Fatal(AgentError::MaxIterations { limit }) => limit,
+                _ => usize::MAX,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn small_merge_takes_turns_between_ready_streams() {
+        assert_eq!(merged(None), [0, 10, 20, 1, 11, 2]);
+    }
+
+    #[test]
+    fn small_merge_starts_streams_in_order_within_the_cap() {
+        assert_eq!(merged(Some(1)), [0, 1, 2, 10, 11, 20]);
+        assert_eq!(merged(Some(2)), [0, 10, 1, 11, 2, 20]);
+    }
+}
