@@ -4,8 +4,8 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
-use futures::{FutureExt, StreamExt};
+use futures::future::{self, BoxFuture, Either};
+use futures::{FutureExt, StreamExt, TryFutureExt};
 use tower::{BoxError, ServiceExt};
 
 use super::{BoxHandler, DynHandler, HandlerError, Hook};
@@ -57,21 +57,21 @@ impl<S: sealed::Seam> Next<S> {
             .get(index..)
             .and_then(|rest| rest.iter().position(|h| h.implements(S::HOOK)))
             .map(|skipped| index + skipped);
-        async move {
-            match at {
-                Some(at) => {
-                    let handler = &handlers[at];
-                    let next = Next {
-                        handlers: Arc::clone(&handlers),
-                        index: at + 1,
-                        terminal,
-                    };
-                    S::wrap(handler, request, next)
-                        .await
-                        .map_err(|e| attribute::<S>(e, handler))
-                }
-                None => S::call(terminal, request).await,
-            }
+        match at {
+            // Nothing left to wrap: the model or tool itself, with no state of ours
+            // around it (this is the future every in-flight call holds).
+            None => Either::Right(S::call(terminal, request)),
+            Some(at) => Either::Left(async move {
+                let handler = &handlers[at];
+                let next = Next {
+                    handlers: Arc::clone(&handlers),
+                    index: at + 1,
+                    terminal,
+                };
+                S::wrap(handler, request, next)
+                    .await
+                    .map_err(|e| attribute::<S>(e, handler))
+            }),
         }
     }
 }
@@ -147,10 +147,12 @@ impl sealed::Seam for ModelSeam {
         handler.inner.wrap_model(request, next)
     }
 
-    async fn call(model: BoxModel, request: ModelRequest) -> Result<ModelResponse, BoxError> {
+    fn call(
+        model: BoxModel,
+        request: ModelRequest,
+    ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send {
         model
             .oneshot(request)
-            .await
             .map_err(|e| match e.downcast::<ModelError>() {
                 Ok(e) => e as BoxError,
                 Err(e) => Box::new(ModelError::new(e)),
@@ -176,17 +178,18 @@ impl sealed::Seam for InvokeSeam {
         handler.inner.wrap_tool_invoke(request, next)
     }
 
-    async fn call(tool: Tool, request: ToolRequest) -> Result<ToolOutput, BoxError> {
+    fn call(
+        tool: Tool,
+        request: ToolRequest,
+    ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
         let Some(service) = tool.invoke_service() else {
-            return Err(not_supported(&tool, "invoked").into());
+            return Either::Left(future::ready(Err(not_supported(&tool, "invoked").into())));
         };
-        match AssertUnwindSafe(service.clone().oneshot(request))
-            .catch_unwind()
-            .await
-        {
+        let call = AssertUnwindSafe(service.clone().oneshot(request)).catch_unwind();
+        Either::Right(call.map(|caught| match caught {
             Ok(result) => result.map_err(|e| ToolError::from_boxed(e).into()),
             Err(panic) => Err(panicked(&*panic).into()),
-        }
+        }))
     }
 
     fn passes_through(error: &BoxError) -> bool {
