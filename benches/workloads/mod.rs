@@ -101,9 +101,11 @@ pub(crate) async fn hand_written(
     tools: &[Tool],
     concurrent: bool,
 ) -> Message {
-    let mut messages = vec![Message::system(INSTRUCTION), Message::user("go")];
+    // Shared with each model request, not copied: the request is dropped by the time the
+    // history grows, so pushing to it copies nothing.
+    let mut messages = Messages::from(vec![Message::system(INSTRUCTION), Message::user("go")]);
     loop {
-        let request = ModelRequest::new(Messages::from(messages.clone()));
+        let request = ModelRequest::new(messages.clone());
         let reply = match model.clone().oneshot(request).await {
             Ok(response) => response
                 .into_message()
@@ -114,7 +116,10 @@ pub(crate) async fn hand_written(
         let calls = reply.tool_calls().to_vec();
         messages.push(reply);
         if calls.is_empty() {
-            return messages.pop().unwrap_or_else(|| Message::assistant(""));
+            return messages
+                .to_mut()
+                .pop()
+                .unwrap_or_else(|| Message::assistant(""));
         }
         let call_one = |call: tower_adk::ToolCall| async move {
             let tool = tools.iter().find(|t| t.name() == call.name)?;
@@ -127,10 +132,10 @@ pub(crate) async fn hand_written(
         };
         if concurrent {
             let results = join_all(calls.into_iter().map(call_one)).await;
-            messages.extend(results.into_iter().flatten());
+            messages.to_mut().extend(results.into_iter().flatten());
         } else {
             for call in calls {
-                messages.extend(call_one(call).await);
+                messages.to_mut().extend(call_one(call).await);
             }
         }
     }

@@ -29,6 +29,22 @@ fn history(input: Messages, instruction: &str) -> Messages {
     Messages::from(history)
 }
 
+/// The request of one model call: the history so far, the run's tools, its extensions.
+fn model_request(
+    agent: &AgentInner,
+    cx: &RunContext,
+    state: &RunState,
+    tool_infos: &Arc<[Arc<ToolInfo>]>,
+) -> ModelRequest {
+    let mut request = ModelRequest::with_extensions(
+        state.messages.clone(),
+        Arc::clone(tool_infos),
+        cx.shared_extensions(),
+    );
+    request.options = agent.options.clone();
+    request
+}
+
 pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
     let timeout = agent.run_timeout;
     let audience = Audience::default();
@@ -68,16 +84,15 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                         cx.set_iteration(iteration);
                         chain.before_model(&mut cx, &mut state).await?;
 
-                        let mut request = ModelRequest::with_extensions(
-                            state.messages.clone(),
-                            Arc::clone(&tool_infos),
-                            cx.shared_extensions(),
-                        );
-                        request.options = agent.options.clone();
                         let span = telemetry::model_span(iteration, tool_infos.len());
-                        let response = InSpan::new(chain.model(request, agent.model.clone()), span)
-                            .await
-                            .map_err(AgentError::from_chain)?;
+                        // The request is built in place, not held in a local: a local
+                        // would keep its room in the run's state for the whole turn.
+                        let response = InSpan::new(
+                            chain.model(model_request(&agent, &cx, &state, &tool_infos), agent.model.clone()),
+                            span,
+                        )
+                        .await
+                        .map_err(AgentError::from_chain)?;
                         let reply = match response.into_whole() {
                             Ok(reply) => {
                                 if !reply.content().is_empty() && audience.listening() {
