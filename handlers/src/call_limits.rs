@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use adk::ToolStream;
 use adk::model::ToolChoice;
-use adk::{AgentConfig, BoxError, Handler, ModelNext, ModelRequest, ModelResponse, RunContext};
+use adk::{
+    AgentConfig, BoxError, Handler, Hook, Hooks, ModelNext, ModelRequest, ModelResponse, RunContext,
+};
 use adk::{RunState, StreamNext, ToolError, ToolErrorKind, ToolNext, ToolOutput, ToolRequest};
 
 /// What happens when a run reaches one of its [`CallLimits`].
@@ -183,13 +185,13 @@ impl Handler for CallLimits {
         Cow::Borrowed("call_limits")
     }
 
-    fn hooks(&self) -> adk::Hooks {
-        adk::Hooks::only(adk::Hook::BeforeAgent)
-            .with(adk::Hook::BeforeModel)
-            .with(adk::Hook::WrapModel)
-            .with(adk::Hook::AfterModel)
-            .with(adk::Hook::WrapToolInvoke)
-            .with(adk::Hook::WrapToolStream)
+    fn hooks(&self) -> Hooks {
+        Hooks::only(Hook::BeforeAgent)
+            .with(Hook::BeforeModel)
+            .with(Hook::WrapModel)
+            .with(Hook::AfterModel)
+            .with(Hook::WrapToolInvoke)
+            .with(Hook::WrapToolStream)
     }
 
     async fn before_agent(

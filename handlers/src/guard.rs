@@ -4,7 +4,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 use adk::{
-    BoxError, Handler, StreamNext, ToolError, ToolNext, ToolOutput, ToolRequest, ToolStream,
+    BoxError, Handler, Hook, Hooks, StreamNext, ToolError, ToolNext, ToolOutput, ToolRequest,
+    ToolStream,
 };
 
 use crate::{
@@ -216,8 +217,8 @@ impl<P: Policy> Handler for ToolGuard<P> {
         Cow::Borrowed("tool_guard")
     }
 
-    fn hooks(&self) -> adk::Hooks {
-        adk::Hooks::only(adk::Hook::WrapToolInvoke).with(adk::Hook::WrapToolStream)
+    fn hooks(&self) -> Hooks {
+        Hooks::only(Hook::WrapToolInvoke).with(Hook::WrapToolStream)
     }
 
     async fn wrap_tool_invoke(

@@ -73,7 +73,7 @@ mod policy;
 use std::borrow::Cow;
 use std::future::Future;
 
-use adk::{BoxError, Handler, HandlerError, StreamNext, ToolError, ToolNext};
+use adk::{BoxError, Handler, HandlerError, Hook, Hooks, StreamNext, ToolError, ToolNext};
 use adk::{ToolOutput, ToolRequest, ToolStream};
 use futures::{StreamExt, stream};
 use tower::ServiceExt;
@@ -124,8 +124,8 @@ where
         Cow::Borrowed("ToolRetry")
     }
 
-    fn hooks(&self) -> adk::Hooks {
-        adk::Hooks::only(adk::Hook::WrapToolInvoke).with(adk::Hook::WrapToolStream)
+    fn hooks(&self) -> Hooks {
+        Hooks::only(Hook::WrapToolInvoke).with(Hook::WrapToolStream)
     }
 
     fn wrap_tool_invoke(

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use adk::{AgentConfig, BoxError, Finish, Handler, Message, RunContext, RunState};
+use adk::{AgentConfig, BoxError, Finish, Handler, Hook, Hooks, Message, RunContext, RunState};
 use adk::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest};
 use serde_json::Value;
 
@@ -328,10 +328,10 @@ impl Handler for SlotFilling {
         Cow::Borrowed("slot_filling")
     }
 
-    fn hooks(&self) -> adk::Hooks {
-        adk::Hooks::only(adk::Hook::BeforeAgent)
-            .with(adk::Hook::BeforeModel)
-            .with(adk::Hook::AfterAgent)
+    fn hooks(&self) -> Hooks {
+        Hooks::only(Hook::BeforeAgent)
+            .with(Hook::BeforeModel)
+            .with(Hook::AfterAgent)
     }
 
     async fn before_agent(

@@ -8,7 +8,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use adk::{AgentConfig, BoxError, Handler, Message, RunContext, RunState};
+use adk::{AgentConfig, BoxError, Handler, Hook, Hooks, Message, RunContext, RunState};
 use jiff::tz::TimeZone;
 use minijinja::Environment;
 
@@ -236,8 +236,8 @@ impl Handler for PromptTemplate {
         Cow::Borrowed("prompt_template")
     }
 
-    fn hooks(&self) -> adk::Hooks {
-        adk::Hooks::only(adk::Hook::BeforeAgent).with(adk::Hook::BeforeModel)
+    fn hooks(&self) -> Hooks {
+        Hooks::only(Hook::BeforeAgent).with(Hook::BeforeModel)
     }
 
     async fn before_agent(

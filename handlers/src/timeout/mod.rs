@@ -69,7 +69,9 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::time::Duration;
 
-use adk::{BoxError, Handler, StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream};
+use adk::{
+    BoxError, Handler, Hook, Hooks, StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream,
+};
 use tokio::time::Instant;
 
 use self::error::Limit;
@@ -209,8 +211,8 @@ impl Handler for ToolTimeout {
         Cow::Borrowed("ToolTimeout")
     }
 
-    fn hooks(&self) -> adk::Hooks {
-        adk::Hooks::only(adk::Hook::WrapToolInvoke).with(adk::Hook::WrapToolStream)
+    fn hooks(&self) -> Hooks {
+        Hooks::only(Hook::WrapToolInvoke).with(Hook::WrapToolStream)
     }
 
     fn wrap_tool_invoke(
