@@ -49,11 +49,16 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
     let timeout = agent.run_timeout;
     let audience = Audience::default();
     let listeners = audience.clone();
+    // The run's state is one allocation per run, held by every run in flight: it is kept
+    // small. A local that lives across more than one `yield` or `await` takes room in it
+    // for the whole run, so the steps below bind as little as they can across them.
+    let (input, extensions, handlers) = request.into_parts();
+    let chain = Chain::new(handlers);
+    let mut cx = RunContext::new(extensions);
+    // The input, until `before_agent` has said what instruction goes before it.
+    let mut state = RunState::new(input);
     AgentRun::new(
         async_stream::try_stream! {
-            let (input, extensions, handlers) = request.into_parts();
-            let chain = Chain::new(handlers);
-            let mut cx = RunContext::new(extensions);
             let config = chain.before_agent(&mut cx, agent.config.clone()).await?;
 
             let tool_infos: Arc<[Arc<ToolInfo>]> = if config.shares_tools_with(&agent.config) {
@@ -66,10 +71,11 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
             };
             let graph = agent.variants.get(config.key());
 
-            let mut state = RunState::new(history(input, config.instruction()));
+            state.messages = history(std::mem::take(&mut state.messages), config.instruction());
 
             let mut records = Vec::new();
-            let mut returned: Option<Message> = None;
+            // Rare (a finishing tool, a degraded end): boxed, so it costs the state 8 bytes.
+            let mut returned: Option<Box<Message>> = None;
             let mut degraded = false;
             let mut iteration = 0;
             let mut at = graph.entry();
@@ -85,46 +91,61 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                         chain.before_model(&mut cx, &mut state).await?;
 
                         let span = telemetry::model_span(iteration, tool_infos.len());
-                        // The request is built in place, not held in a local: a local
-                        // would keep its room in the run's state for the whole turn.
                         let response = InSpan::new(
                             chain.model(model_request(&agent, &cx, &state, &tool_infos), agent.model.clone()),
                             span,
                         )
                         .await
                         .map_err(AgentError::from_chain)?;
-                        let reply = match response.into_whole() {
+                        // A whole reply goes into the history at once; a streamed one is
+                        // assembled there, its text passed on as it comes.
+                        let streamed = match response.into_whole() {
                             Ok(reply) => {
-                                if !reply.content().is_empty() && audience.listening() {
-                                    yield AgentEvent::TextDelta(reply.content().to_owned());
-                                }
-                                reply
+                                state.messages.push(reply);
+                                None
                             }
-                            Err(mut deltas) => {
+                            Err(deltas) => Some(deltas),
+                        };
+                        match streamed {
+                            None => {
+                                let text = state.messages.last().map_or("", Message::content);
+                                if !text.is_empty() && audience.listening() {
+                                    let text = text.to_owned();
+                                    yield AgentEvent::TextDelta(text);
+                                }
+                            }
+                            Some(mut deltas) => {
                                 let mut reply = MessageAccumulator::default();
-                                while let Some(delta) = deltas.next().await {
-                                    match delta.map_err(AgentError::Model)? {
-                                        ModelDelta::Text(text) => {
-                                            reply.push_text(&text);
-                                            if audience.listening() {
-                                                yield AgentEvent::TextDelta(text);
+                                loop {
+                                    let text = {
+                                        let delta = match deltas.next().await {
+                                            Some(delta) => delta.map_err(AgentError::Model)?,
+                                            None => break,
+                                        };
+                                        match delta {
+                                            ModelDelta::Text(text) => text,
+                                            other => {
+                                                reply.push(other);
+                                                continue;
                                             }
                                         }
-                                        other => reply.push(other),
+                                    };
+                                    reply.push_text(&text);
+                                    if audience.listening() {
+                                        yield AgentEvent::TextDelta(text);
                                     }
                                 }
-                                reply.finish()
+                                state.messages.push(reply.finish());
                             }
-                        };
-                        state.messages.push(reply);
+                        }
 
                         chain.after_model(&mut cx, &mut state).await?;
-                        let routed = state.messages.last();
-                        let tool_calls = routed.is_some_and(|m| !m.tool_calls().is_empty());
-                        if let Some(message) = routed.filter(|_| audience.listening()) {
+                        let tool_calls = state.messages.last().is_some_and(|m| !m.tool_calls().is_empty());
+                        if audience.listening() && let Some(message) = state.messages.last() {
                             let filler = agent.filler_messages && tool_calls && !message.content().is_empty();
                             let text = filler.then(|| message.content().to_owned());
-                            yield AgentEvent::Message(message.clone());
+                            let message = message.clone();
+                            yield AgentEvent::Message(message);
                             if let Some(text) = text {
                                 yield AgentEvent::Filler(text);
                             }
@@ -132,73 +153,75 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                         Outcome { tool_calls, ..Outcome::default() }
                     }
                     Step::RunTools => {
-                    let calls = state.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
-                    let turn = state.messages.len() - 1;
-                    let options = BatchOptions { events: audience.listening(), ..agent.batch };
-                    let mut finished: Vec<Option<Arc<ToolRecord>>> = vec![None; calls.len()];
-                    // The first finishing call, in the model's order, wins; its result is
-                    // held back to come last.
-                    let mut winner: Option<usize> = None;
-                    let mut events = match config.executor() {
-                        Some(executor) => executor.run(
-                            calls,
-                            DefaultExecutor::new(
-                                chain.clone(),
-                                config.clone(),
-                                cx.shared_extensions(),
-                                options,
-                            ),
-                        ),
-                        None => exec::run_batch(
-                            chain.clone(),
-                            config.clone(),
-                            cx.shared_extensions(),
-                            calls,
-                            options,
-                        ),
-                    };
-                        while let Some(event) = events.next().await {
-                            match event {
-                                CallEvent::Event(event) => {
-                                    if audience.listening() {
-                                        yield event;
+                        let turn = state.messages.len() - 1;
+                        let (mut events, mut finished) = {
+                            let calls = state.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
+                            let finished: Vec<Option<Arc<ToolRecord>>> = vec![None; calls.len()];
+                            let options = BatchOptions { events: audience.listening(), ..agent.batch };
+                            let extensions = cx.shared_extensions();
+                            let events = match config.executor() {
+                                Some(executor) => executor.run(
+                                    calls,
+                                    DefaultExecutor::new(chain.clone(), config.clone(), extensions, options),
+                                ),
+                                None => exec::run_batch(chain.clone(), config.clone(), extensions, calls, options),
+                            };
+                            (events, finished)
+                        };
+                        // The first finishing call, in the model's order, wins; its result is
+                        // held back to come last.
+                        let mut winner: Option<usize> = None;
+                        loop {
+                            let event = {
+                                let Some(event) = events.next().await else { break };
+                                match event {
+                                    CallEvent::Event(event) => Some(event),
+                                    CallEvent::Fatal(error) => Err(error)?,
+                                    CallEvent::Done(_, record)
+                                        if !record.is_success()
+                                            && agent.on_tool_failure == ToolFailurePolicy::FailRun =>
+                                    {
+                                        Err(AgentError::ToolFailed(Box::new(Arc::unwrap_or_clone(record))))?
+                                    }
+                                    CallEvent::Done(index, record) => {
+                                        let mut emit = Some(index);
+                                        if record.finish.is_some() && winner.is_none_or(|w| index < w) {
+                                            emit = winner.replace(index);
+                                        }
+                                        finished[index] = Some(record);
+                                        emit.and_then(|i| finished[i].as_ref())
+                                            .map(|record| AgentEvent::ToolResult(Arc::clone(record)))
                                     }
                                 }
-                                CallEvent::Fatal(error) => Err(error)?,
-                                CallEvent::Done(_, record)
-                                    if !record.is_success()
-                                        && agent.on_tool_failure == ToolFailurePolicy::FailRun =>
-                                {
-                                    Err(AgentError::ToolFailed(Box::new(Arc::unwrap_or_clone(record))))?
-                                }
-                                CallEvent::Done(index, record) => {
-                                    let mut emit = Some(index);
-                                    if record.finish.is_some() && winner.is_none_or(|w| index < w) {
-                                        emit = winner.replace(index);
-                                    }
-                                    finished[index] = Some(record);
-                                    if let Some(record) = emit.and_then(|i| finished[i].as_ref()).filter(|_| audience.listening()) {
-                                        yield AgentEvent::ToolResult(Arc::clone(record));
-                                    }
-                                }
+                            };
+                            if let Some(event) = event.filter(|_| audience.listening()) {
+                                yield event;
                             }
                         }
-                    if let Some(record) = winner.and_then(|i| finished[i].as_ref()).filter(|_| audience.listening()) {
-                        yield AgentEvent::ToolResult(Arc::clone(record));
-                    }
+                        drop(events);
+                        if let Some(record) = winner.and_then(|i| finished[i].as_ref()).filter(|_| audience.listening()) {
+                            let event = AgentEvent::ToolResult(Arc::clone(record));
+                            yield event;
+                        }
 
-                    state.messages.to_mut().extend(finished.iter().flatten().map(|r| r.to_message()));
+                        state.messages.to_mut().extend(finished.iter().flatten().map(|r| r.to_message()));
                         let winner = winner.and_then(|i| finished[i].as_ref());
-                        returned = winner.map(|record| match &record.finish {
-                            Some(Finish::WithTurnText) => Message::assistant(state.messages[turn].content()),
-                            Some(Finish::With(message)) => message.clone(),
-                            _ => record.to_message(),
+                        returned = winner.map(|record| {
+                            Box::new(match &record.finish {
+                                Some(Finish::WithTurnText) => Message::assistant(state.messages[turn].content()),
+                                Some(Finish::With(message)) => message.clone(),
+                                _ => record.to_message(),
+                            })
                         });
                         // Return-directly tools are the topology's business; other finishes halt.
                         let returned_directly = winner.is_some_and(|r| config.is_return_directly(&r.name));
                         if returned.is_none() && agent.on_tool_failure == ToolFailurePolicy::EndDegraded {
                             // The first failed call, in the model's order, ends the run.
-                            returned = finished.iter().flatten().find(|r| !r.is_success()).map(|r| r.to_message());
+                            returned = finished
+                                .iter()
+                                .flatten()
+                                .find(|r| !r.is_success())
+                                .map(|r| Box::new(r.to_message()));
                             degraded = returned.is_some();
                         }
                         records.extend(finished.into_iter().flatten());
@@ -214,6 +237,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
 
             chain.after_agent(&mut cx, &mut state).await?;
             let final_message = returned
+                .map(|message| *message)
                 .or_else(|| state.messages.last().cloned())
                 .unwrap_or_else(|| Message::assistant(""));
             yield AgentEvent::Completed(Box::new(AgentResult {
