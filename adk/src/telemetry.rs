@@ -86,6 +86,11 @@ impl<T> InSpan<T> {
     pub(crate) fn new(inner: T, span: Span) -> Self {
         InSpan { inner, span }
     }
+
+    #[cfg(test)]
+    pub(crate) fn get_ref(&self) -> &T {
+        &self.inner
+    }
 }
 
 impl<F: Future> Future for InSpan<F> {

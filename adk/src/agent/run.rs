@@ -312,3 +312,28 @@ impl Future for RunResult {
         }
     }
 }
+
+#[cfg(all(test, not(feature = "tracing")))]
+mod tests {
+    use super::*;
+    use crate::testing::{ScriptedModel, Turn};
+    use crate::{Agent, AgentRequest};
+
+    /// A run's state is one allocation per run, held by every run in flight. Up to 1,032
+    /// bytes glibc serves it from its per-thread cache; above, from its bins after
+    /// consolidating the fast bins, which cost W1 18% more instructions per run (see
+    /// BENCHMARKS.md). A local added to the loop that lives across yields can cross it.
+    /// (With the `tracing` feature the spans make it larger; this checks the default.)
+    #[test]
+    fn a_runs_state_fits_the_allocators_small_size_cache() {
+        let Ok(agent) = Agent::builder(ScriptedModel::new([Turn::text("hi")])).build() else {
+            panic!("the agent builds");
+        };
+        let run = agent.run(AgentRequest::user("hi"));
+        let Some(events) = &run.events else {
+            panic!("a new run has its state");
+        };
+        let size = std::mem::size_of_val(&**events.get_ref());
+        assert!(size <= 1032, "a run's state is {size} bytes");
+    }
+}
