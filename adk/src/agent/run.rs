@@ -315,7 +315,6 @@ impl Future for RunResult {
 
 #[cfg(all(test, not(feature = "tracing")))]
 mod tests {
-    use super::*;
     use crate::testing::{ScriptedModel, Turn};
     use crate::{Agent, AgentRequest};
 
