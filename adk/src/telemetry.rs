@@ -87,7 +87,7 @@ impl<T> InSpan<T> {
         InSpan { inner, span }
     }
 
-    #[cfg(test)]
+    #[cfg(all(test, not(feature = "tracing")))]
     pub(crate) fn get_ref(&self) -> &T {
         &self.inner
     }
