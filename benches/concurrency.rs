@@ -18,7 +18,7 @@ use std::future::IntoFuture;
 use std::hint::black_box;
 use std::process::Command;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, SamplingMode, criterion_group};
@@ -100,23 +100,10 @@ fn probe(kind: Kind) {
             .collect();
         join_all(warm).await;
     });
-    let before = workloads::rss_kib("VmRSS");
-    let done = Arc::new(AtomicBool::new(false));
-    let sampler = {
-        let done = Arc::clone(&done);
-        std::thread::spawn(move || {
-            let mut peak = before;
-            while !done.load(Ordering::Relaxed) {
-                peak = peak.max(workloads::rss_kib("VmRSS"));
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            peak.max(workloads::rss_kib("VmRSS"))
-        })
-    };
+    let memory = workloads::PeakRss::start();
     let wall = runtime.block_on(concurrent_runs(kind, &agent));
-    done.store(true, Ordering::Relaxed);
-    let peak = sampler.join().unwrap_or(before);
-    println!("{} {}", (peak - before) * 1024 / RUNS, wall.as_millis());
+    let grown = memory.stop();
+    println!("{} {}", grown * 1024 / RUNS, wall.as_millis());
 }
 
 fn memory_per_run() {

@@ -8,7 +8,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use futures::future::join_all;
@@ -138,6 +138,44 @@ pub(crate) async fn hand_written(
                 messages.to_mut().extend(call_one(call).await);
             }
         }
+    }
+}
+
+/// Samples this process's resident set every millisecond, on a thread of its own, from
+/// `start` to `stop`: the growth of memory while concurrent runs are in flight.
+pub(crate) struct PeakRss {
+    before: usize,
+    done: Arc<AtomicBool>,
+    sampler: std::thread::JoinHandle<usize>,
+}
+
+impl PeakRss {
+    pub(crate) fn start() -> Self {
+        let before = rss_kib("VmRSS");
+        let done = Arc::new(AtomicBool::new(false));
+        let sampler = {
+            let done = Arc::clone(&done);
+            std::thread::spawn(move || {
+                let mut peak = before;
+                while !done.load(Ordering::Relaxed) {
+                    peak = peak.max(rss_kib("VmRSS"));
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                peak.max(rss_kib("VmRSS"))
+            })
+        };
+        PeakRss {
+            before,
+            done,
+            sampler,
+        }
+    }
+
+    /// How far the resident set grew above where it was at `start`, in KiB.
+    pub(crate) fn stop(self) -> usize {
+        self.done.store(true, Ordering::Relaxed);
+        let peak = self.sampler.join().unwrap_or(self.before);
+        peak.saturating_sub(self.before)
     }
 }
 

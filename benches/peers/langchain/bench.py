@@ -80,24 +80,12 @@ class ScriptedChatModel(BaseChatModel):
         # As a provider model does: the tools travel with the bound model's calls.
         return self.bind(tools=tools, **kwargs)
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=_turn(messages))])
 
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    async def _agenerate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
         # Overridden: the default would run `_generate` on a thread pool.
-        return ChatResult(generations=[ChatGeneration(message=_turn(messages))])
+        return self._generate(messages)
 
 
 # ---------------------------------------------------------------------------------------

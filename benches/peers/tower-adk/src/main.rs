@@ -8,7 +8,7 @@
 use std::future::IntoFuture;
 use std::hint::black_box;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
@@ -156,26 +156,13 @@ fn w4(hand_written: bool) {
     };
     // Warm the runtime, the timer and the allocator up.
     batch(8);
-    let before = workloads::rss_kib("VmRSS");
-    let finished = Arc::new(AtomicBool::new(false));
-    let sampler = {
-        let finished = Arc::clone(&finished);
-        std::thread::spawn(move || {
-            let mut peak = before;
-            while !finished.load(Ordering::Relaxed) {
-                peak = peak.max(workloads::rss_kib("VmRSS"));
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            peak.max(workloads::rss_kib("VmRSS"))
-        })
-    };
+    let memory = workloads::PeakRss::start();
     // The first batch is measured for memory (and time); then more, for a median time.
     let start = Instant::now();
     batch(runs);
     let mut walls = vec![start.elapsed()];
     let walls_first_ms = walls[0].as_secs_f64() * 1e3;
-    finished.store(true, Ordering::Relaxed);
-    let peak = sampler.join().unwrap_or(before);
+    let grown = memory.stop();
     for _ in 1..W4_BATCHES {
         let start = Instant::now();
         batch(runs);
@@ -197,7 +184,7 @@ fn w4(hand_written: bool) {
             "batches": walls.len(),
             "first_wall_ms": walls_first_ms,
             "wall_ms": wall.as_secs_f64() * 1e3,
-            "kib_per_run": (peak.saturating_sub(before)) as f64 / runs as f64,
+            "kib_per_run": grown as f64 / runs as f64,
         }),
     );
 }
