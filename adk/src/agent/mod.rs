@@ -63,8 +63,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tower::util::BoxCloneSyncService;
-use tower::{BoxError, Service, ServiceExt};
+use tower::{BoxError, Service};
 
 use self::compile::Variants;
 pub use self::config::AgentConfig;
@@ -74,7 +73,7 @@ pub use self::request::AgentRequest;
 pub use self::run::{
     AgentEvent, AgentResult, AgentRun, RunResult, RunStatus, ToolFailurePolicy, ToolRecord,
 };
-use crate::model::{BoxModel, ModelOptions};
+use crate::model::{ModelOptions, SharedModel};
 use crate::tool::ToolSet;
 use crate::{BuildError, ModelRequest, ModelResponse, Tool, ToolInfo};
 
@@ -92,7 +91,7 @@ pub struct Agent {
 }
 
 struct AgentInner {
-    model: BoxModel,
+    model: SharedModel,
     config: AgentConfig,
     tool_infos: Arc<[Arc<ToolInfo>]>,
     options: ModelOptions,
@@ -113,7 +112,7 @@ impl Agent {
         M::Future: Send + 'static,
     {
         AgentBuilder {
-            model: BoxCloneSyncService::new(model.map_err(Into::into)),
+            model: SharedModel::new(model),
             config: AgentConfig::default(),
             options: ModelOptions::default(),
             max_iterations: DEFAULT_MAX_ITERATIONS,
@@ -175,7 +174,7 @@ impl fmt::Debug for Agent {
 
 /// Builds an [`Agent`]; see [`Agent::builder`].
 pub struct AgentBuilder {
-    model: BoxModel,
+    model: SharedModel,
     config: AgentConfig,
     options: ModelOptions,
     max_iterations: usize,

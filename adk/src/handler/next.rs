@@ -9,7 +9,7 @@ use futures::{FutureExt, StreamExt, TryFutureExt};
 use tower::{BoxError, ServiceExt};
 
 use super::{BoxHandler, DynHandler, HandlerError, Hook};
-use crate::model::BoxModel;
+use crate::model::SharedModel;
 use crate::{AgentConfig, ModelError, ModelRequest, ModelResponse, RunContext, RunState};
 use crate::{Tool, ToolError, ToolErrorKind, ToolOutput, ToolRequest, ToolStream};
 
@@ -136,7 +136,7 @@ pub(crate) mod sealed {
 impl sealed::Seam for ModelSeam {
     type Request = ModelRequest;
     type Response = ModelResponse;
-    type Terminal = BoxModel;
+    type Terminal = SharedModel;
     const HOOK: Hook = Hook::WrapModel;
 
     fn wrap(
@@ -148,11 +148,11 @@ impl sealed::Seam for ModelSeam {
     }
 
     fn call(
-        model: BoxModel,
+        model: SharedModel,
         request: ModelRequest,
     ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send {
         model
-            .oneshot(request)
+            .call(request)
             .map_err(|e| match e.downcast::<ModelError>() {
                 Ok(e) => e as BoxError,
                 Err(e) => Box::new(ModelError::new(e)),
@@ -335,7 +335,7 @@ impl Chain {
     pub(crate) fn model(
         &self,
         request: ModelRequest,
-        model: BoxModel,
+        model: SharedModel,
     ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send + 'static {
         self.next::<ModelSeam>(model).run(request)
     }

@@ -29,6 +29,7 @@
 //! ```
 
 mod response;
+mod shared;
 mod usage;
 
 use std::fmt;
@@ -38,11 +39,12 @@ use tower::BoxError;
 use tower::util::BoxCloneSyncService;
 
 pub use self::response::{MessageAccumulator, ModelDelta, ModelResponse};
+pub(crate) use self::shared::SharedModel;
 pub use self::usage::{Usage, UsageMeter};
 use crate::handler::Continuation;
 use crate::{Messages, ToolInfo};
 
-/// The boxed model service an agent holds.
+/// A model service, boxed: one type for any model, e.g. to pick one at run time.
 pub type BoxModel = BoxCloneSyncService<ModelRequest, ModelResponse, BoxError>;
 
 /// Whether and how the model may call tools in one call.

@@ -1,0 +1,47 @@
+//! The model as an agent holds it.
+//!
+//! Not part of the public API: it appears only as the terminal of the model seam's
+//! (sealed) chain.
+
+use std::fmt;
+use std::sync::Arc;
+
+use futures::TryFutureExt;
+use futures::future::BoxFuture;
+use tower::{BoxError, Service, ServiceExt};
+
+use super::{ModelRequest, ModelResponse};
+
+/// The model an agent holds, erased behind an `Arc`: cloning it is a reference count, and
+/// each call clones the model itself (for most models an `Arc` too) and drives it with
+/// `oneshot`, as tower's dispatchers do. (A `BoxModel` would allocate for every clone,
+/// that is for every call.)
+#[derive(Clone)]
+pub struct SharedModel(Arc<dyn Fn(ModelRequest) -> ModelFuture + Send + Sync>);
+
+/// The future of one call of a `SharedModel`.
+type ModelFuture = BoxFuture<'static, Result<ModelResponse, BoxError>>;
+
+impl SharedModel {
+    pub(crate) fn new<M>(model: M) -> Self
+    where
+        M: Service<ModelRequest, Response = ModelResponse> + Clone + Send + Sync + 'static,
+        M::Error: Into<BoxError>,
+        M::Future: Send + 'static,
+    {
+        SharedModel(Arc::new(move |request| {
+            Box::pin(model.clone().oneshot(request).map_err(Into::into))
+        }))
+    }
+
+    /// Calls the model once.
+    pub(crate) fn call(&self, request: ModelRequest) -> ModelFuture {
+        (self.0)(request)
+    }
+}
+
+impl fmt::Debug for SharedModel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SharedModel")
+    }
+}
