@@ -44,7 +44,7 @@
 //! the handler says which hooks it implements ([`Handler::hooks`]): then the run skips it
 //! at every other hook, and a handler costs only what its own hooks do. The handlers of
 //! `adk-handlers` all declare theirs. `benches/overhead.rs` measures the rest: about
-//! 25 ns per handler per loop iteration on a 2-core machine (see `BENCHMARKS.md`).
+//! 40 ns per handler per loop iteration on a 2-core machine (see `BENCHMARKS.md`).
 //!
 //! # Example
 //!
