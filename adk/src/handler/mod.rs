@@ -325,6 +325,17 @@ pub enum Hook {
 }
 
 impl Hook {
+    /// Every hook, in the order a run meets them first.
+    const EVERY: [Hook; 7] = [
+        Hook::BeforeAgent,
+        Hook::BeforeModel,
+        Hook::WrapModel,
+        Hook::AfterModel,
+        Hook::WrapToolInvoke,
+        Hook::WrapToolStream,
+        Hook::AfterAgent,
+    ];
+
     /// The hook's method name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -345,7 +356,15 @@ pub struct Hooks(u8);
 
 impl Hooks {
     /// Every hook.
-    pub const ALL: Hooks = Hooks((1 << 7) - 1);
+    pub const ALL: Hooks = {
+        let mut all = Hooks::NONE;
+        let mut at = 0;
+        while at < Hook::EVERY.len() {
+            all = all.with(Hook::EVERY[at]);
+            at += 1;
+        }
+        all
+    };
     /// No hook.
     pub const NONE: Hooks = Hooks(0);
 
@@ -372,17 +391,8 @@ impl Hooks {
 
 impl fmt::Debug for Hooks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const EVERY: [Hook; 7] = [
-            Hook::BeforeAgent,
-            Hook::BeforeModel,
-            Hook::WrapModel,
-            Hook::AfterModel,
-            Hook::WrapToolInvoke,
-            Hook::WrapToolStream,
-            Hook::AfterAgent,
-        ];
         f.debug_set()
-            .entries(EVERY.into_iter().filter(|h| self.contains(*h)))
+            .entries(Hook::EVERY.into_iter().filter(|h| self.contains(*h)))
             .finish()
     }
 }
@@ -579,6 +589,18 @@ mod tests {
     use super::*;
 
     fn _obj_safe(_: Box<dyn DynHandler>) {}
+
+    #[test]
+    fn hook_sets_hold_what_they_are_given() {
+        for hook in Hook::EVERY {
+            assert!(Hooks::ALL.contains(hook), "{hook}");
+            assert!(!Hooks::NONE.contains(hook), "{hook}");
+            assert!(Hooks::only(hook).contains(hook), "{hook}");
+        }
+        let two = Hooks::only(Hook::WrapModel).with(Hook::AfterAgent);
+        assert!(!two.contains(Hook::BeforeModel));
+        assert_eq!(format!("{two:?}"), "{WrapModel, AfterAgent}");
+    }
 
     #[test]
     fn box_handler_is_send_sync_and_named() {
