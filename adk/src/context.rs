@@ -12,7 +12,7 @@
 //! # Example
 //!
 //! ```
-//! use adk::{Locals, RunContext};
+//! use tower_adk::{Locals, RunContext};
 //!
 //! #[derive(Clone)]
 //! struct Role(&'static str);

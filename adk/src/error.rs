@@ -6,8 +6,8 @@
 //! # Example
 //!
 //! ```
-//! use adk::{Agent, AgentConfig, AgentError, AgentRequest, Handler, Hook, RunContext};
-//! use adk::testing::{ScriptedModel, Turn};
+//! use tower_adk::{Agent, AgentConfig, AgentError, AgentRequest, Handler, Hook, RunContext};
+//! use tower_adk::testing::{ScriptedModel, Turn};
 //! use tower::BoxError;
 //!
 //! struct RequireTenant;

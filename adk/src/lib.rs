@@ -15,8 +15,8 @@
 //! # Example
 //!
 //! ```
-//! use adk::{Agent, AgentConfig, AgentRequest, Handler, RunContext};
-//! use adk::testing::{text_tool, ScriptedModel, Turn};
+//! use tower_adk::{Agent, AgentConfig, AgentRequest, Handler, RunContext};
+//! use tower_adk::testing::{text_tool, ScriptedModel, Turn};
 //! use serde_json::json;
 //! use tower::{BoxError, ServiceExt};
 //!

@@ -9,7 +9,7 @@
 //! # Example
 //!
 //! ```
-//! use adk::{Message, Messages, ToolCall};
+//! use tower_adk::{Message, Messages, ToolCall};
 //! use serde_json::json;
 //!
 //! let mut history = Messages::from(vec![Message::user("What is 2 + 2?")]);
@@ -252,7 +252,7 @@ impl Messages {
     /// # Example
     ///
     /// ```
-    /// use adk::{Message, Messages};
+    /// use tower_adk::{Message, Messages};
     ///
     /// let history = Messages::from(vec![Message::tool_error("c1", "search", "timed out")]);
     /// let answer = history.tool_result("c1").unwrap();

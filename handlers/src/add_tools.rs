@@ -18,9 +18,9 @@ pub struct AddTools {
 /// # Example
 ///
 /// ```
-/// use adk::testing::text_tool;
+/// use tower_adk::testing::text_tool;
 ///
-/// let handler = adk_handlers::add_tools([text_tool("clock", "12:00")]);
+/// let handler = tower_adk::handlers::add_tools([text_tool("clock", "12:00")]);
 /// # let _ = handler;
 /// ```
 pub fn add_tools(tools: impl IntoIterator<Item = Tool>) -> AddTools {

@@ -22,7 +22,7 @@ pub enum OnLimit {
     #[default]
     EndRun,
     /// Fail the run with a [`CallLimitExceeded`] error (inside
-    /// [`AgentError::Handler`](adk::AgentError::Handler)).
+    /// [`AgentError::Handler`](tower_adk::AgentError::Handler)).
     Error,
     /// Answer each tool call over the limit with a model-visible
     /// [`ToolErrorKind::LimitReached`] result and go on. For the model-call limit this
@@ -47,9 +47,9 @@ pub struct CallLimitExceeded {
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentRequest, ToolErrorKind};
-/// use adk::testing::{text_tool, ScriptedModel, Turn};
-/// use adk_handlers::{CallLimits, OnLimit};
+/// use tower_adk::{Agent, AgentRequest, ToolErrorKind};
+/// use tower_adk::testing::{text_tool, ScriptedModel, Turn};
+/// use tower_adk::handlers::{CallLimits, OnLimit};
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {

@@ -23,7 +23,7 @@ use crate::{
 /// # Order
 ///
 /// Register the guard first (outermost), e.g. in the agent's first
-/// [`HandlerLayer`](adk::HandlerLayer), so that every other tool wrapper runs inside it.
+/// [`HandlerLayer`](tower_adk::HandlerLayer), so that every other tool wrapper runs inside it.
 /// Then each call, invoked or streamed, goes:
 ///
 /// ```text
@@ -49,17 +49,17 @@ use crate::{
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentRequest, HandlerLayer};
-/// use adk::testing::{echo_tool, ScriptedModel, Turn};
-/// use adk_handlers::{Decision, ToolGuard};
+/// use tower_adk::{Agent, AgentRequest, HandlerLayer};
+/// use tower_adk::testing::{echo_tool, ScriptedModel, Turn};
+/// use tower_adk::handlers::{Decision, ToolGuard};
 /// use serde_json::json;
 /// use tower::{ServiceBuilder, ServiceExt};
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let model = ScriptedModel::new([
 ///     Turn::calls([
-///         adk::ToolCall::new("c1", "search", json!({"q": "tea"})),
-///         adk::ToolCall::new("c2", "delete", json!({})),
+///         tower_adk::ToolCall::new("c1", "search", json!({"q": "tea"})),
+///         tower_adk::ToolCall::new("c2", "delete", json!({})),
 ///     ]),
 ///     Turn::text("ok"),
 /// ]);
@@ -68,18 +68,18 @@ use crate::{
 ///     .build()?;
 ///
 /// let guard = ToolGuard::new()
-///     .policy(adk_handlers::policy(|call| match call.name.as_str() {
+///     .policy(tower_adk::handlers::policy(|call| match call.name.as_str() {
 ///         "delete" => Decision::deny("read-only session"),
 ///         _ => Decision::Allow,
 ///     }))
-///     .pre(adk_handlers::map_arguments(|call| {
+///     .pre(tower_adk::handlers::map_arguments(|call| {
 ///         if let Some(arguments) = call.arguments.as_object_mut() {
 ///             arguments.insert("safe".into(), json!(true));
 ///         }
 ///     }))
-///     .post(adk_handlers::map_output(|text| text.to_uppercase()))
-///     .limit(adk_handlers::max_output_chars(14))
-///     .envelope(adk_handlers::untrusted_envelope().note(""));
+///     .post(tower_adk::handlers::map_output(|text| text.to_uppercase()))
+///     .limit(tower_adk::handlers::max_output_chars(14))
+///     .envelope(tower_adk::handlers::untrusted_envelope().note(""));
 /// let agent = ServiceBuilder::new().layer(HandlerLayer::new(guard)).service(agent);
 ///
 /// let result = agent.oneshot(AgentRequest::user("go")).await?.await?;
@@ -105,7 +105,7 @@ pub struct ToolGuard<P = AllowAll> {
 /// # Example
 ///
 /// ```
-/// let guard = adk_handlers::tool_guard().limit(adk_handlers::max_output_bytes(8192));
+/// let guard = tower_adk::handlers::tool_guard().limit(tower_adk::handlers::max_output_bytes(8192));
 /// # let _ = guard;
 /// ```
 pub fn tool_guard() -> ToolGuard {
@@ -118,11 +118,11 @@ impl ToolGuard {
     /// # Example
     ///
     /// ```
-    /// use adk_handlers::{Decision, ToolGuard};
+    /// use tower_adk::handlers::{Decision, ToolGuard};
     ///
     /// let guard = ToolGuard::new()
-    ///     .policy(adk_handlers::policy(|_| Decision::ask("check first")))
-    ///     .envelope(adk_handlers::untrusted_envelope());
+    ///     .policy(tower_adk::handlers::policy(|_| Decision::ask("check first")))
+    ///     .envelope(tower_adk::handlers::untrusted_envelope());
     /// # let _ = guard;
     /// ```
     pub fn new() -> Self {

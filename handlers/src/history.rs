@@ -23,10 +23,10 @@ pub struct AfterModelFn<F> {
 /// # Example
 ///
 /// ```
-/// use adk::Message;
+/// use tower_adk::Message;
 ///
 /// // Keep the system message and the last 20 messages.
-/// let trim = adk_handlers::before_model(|_cx, state| {
+/// let trim = tower_adk::handlers::before_model(|_cx, state| {
 ///     let len = state.messages.len();
 ///     if len > 21 {
 ///         let messages = state.messages.to_mut();
@@ -51,7 +51,7 @@ where
 ///
 /// ```
 /// // Never let the model call `shutdown`.
-/// let guard = adk_handlers::after_model(|_cx, state| {
+/// let guard = tower_adk::handlers::after_model(|_cx, state| {
 ///     if let Some(calls) = state.messages.last_mut().and_then(|m| m.tool_calls_mut()) {
 ///         calls.retain(|c| c.name != "shutdown");
 ///     }

@@ -17,7 +17,7 @@ pub struct Instruction {
 /// # Example
 ///
 /// ```
-/// let handler = adk_handlers::instruction("You answer in French.");
+/// let handler = tower_adk::handlers::instruction("You answer in French.");
 /// # let _ = handler;
 /// ```
 pub fn instruction(text: impl Into<Arc<str>>) -> Instruction {
@@ -58,7 +58,7 @@ pub struct InstructionFn<F> {
 /// #[derive(Clone)]
 /// struct Tenant(&'static str);
 ///
-/// let handler = adk_handlers::instruction_fn(|ext, current| {
+/// let handler = tower_adk::handlers::instruction_fn(|ext, current| {
 ///     let tenant = ext.get::<Tenant>().map_or("unknown", |t| t.0);
 ///     format!("{current}\nYou work for {tenant}.")
 /// });

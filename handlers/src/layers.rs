@@ -15,7 +15,7 @@ use tower_layer::Layer;
 /// use tower::limit::ConcurrencyLimitLayer;
 /// use tower::ServiceBuilder;
 ///
-/// let guard = adk_handlers::tool_layer(
+/// let guard = tower_adk::handlers::tool_layer(
 ///     ServiceBuilder::new()
 ///         .layer(ConcurrencyLimitLayer::new(4))
 ///         .timeout(Duration::from_secs(10)),
@@ -45,7 +45,7 @@ where
 /// use std::time::Duration;
 /// use tower::timeout::TimeoutLayer;
 ///
-/// let handler = adk_handlers::model_layer(TimeoutLayer::new(Duration::from_secs(60)));
+/// let handler = tower_adk::handlers::model_layer(TimeoutLayer::new(Duration::from_secs(60)));
 /// # let _ = handler;
 /// ```
 pub fn model_layer<L>(layer: L) -> ModelLayer<L::Service>

@@ -34,8 +34,8 @@
 //! # Example
 //!
 //! ```
-//! use adk::{Agent, AgentRequest};
-//! use adk::testing::{text_tool, ScriptedModel, Turn};
+//! use tower_adk::{Agent, AgentRequest};
+//! use tower_adk::testing::{text_tool, ScriptedModel, Turn};
 //!
 //! #[derive(Clone, PartialEq)]
 //! enum Role { Admin, Viewer }
@@ -48,13 +48,13 @@
 //!     .build()?;
 //!
 //! // Viewers don't see `delete`; this one line runs on every request.
-//! let by_role = adk_handlers::filter_tools(|ext, tool| {
+//! let by_role = tower_adk::handlers::filter_tools(|ext, tool| {
 //!     tool.name() != "delete" || ext.get::<Role>() == Some(&Role::Admin)
 //! });
 //! let request = AgentRequest::user("clean up")
 //!     .with_extension(Role::Viewer)
 //!     .with_handler(by_role)
-//!     .with_handler(adk_handlers::instruction("Be careful."));
+//!     .with_handler(tower_adk::handlers::instruction("Be careful."));
 //! agent.run(request).await?;
 //!
 //! let seen = &model.requests()[0];

@@ -16,7 +16,7 @@ use crate::revalidate::revalidate;
 /// # Example
 ///
 /// ```
-/// let handler: adk_handlers::MapArguments = adk_handlers::map_arguments(|_call| {});
+/// let handler: tower_adk::handlers::MapArguments = tower_adk::handlers::map_arguments(|_call| {});
 /// # let _ = handler;
 /// ```
 #[derive(Clone)]
@@ -30,7 +30,7 @@ pub struct MapArguments {
 /// extensions into the arguments.
 ///
 /// After the closure, the arguments are checked against the tool's schema again (even if
-/// the agent does not validate the model's arguments); if they fail, the model sees an [`InvalidArguments`](adk::ToolErrorKind::InvalidArguments) error and
+/// the agent does not validate the model's arguments); if they fail, the model sees an [`InvalidArguments`](tower_adk::ToolErrorKind::InvalidArguments) error and
 /// the tool is not called. To refuse a call, use a [policy](crate::policy).
 ///
 /// # Order
@@ -42,8 +42,8 @@ pub struct MapArguments {
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentRequest};
-/// use adk::testing::{echo_tool, ScriptedModel, Turn};
+/// use tower_adk::{Agent, AgentRequest};
+/// use tower_adk::testing::{echo_tool, ScriptedModel, Turn};
 /// use serde_json::json;
 ///
 /// #[derive(Clone)]
@@ -53,7 +53,7 @@ pub struct MapArguments {
 /// let model = ScriptedModel::new([Turn::call("c1", "search", json!({"q": "tea"})), Turn::text("ok")]);
 /// let agent = Agent::builder(model).tool(echo_tool("search")).build()?;
 ///
-/// let scope = adk_handlers::map_arguments(|call| {
+/// let scope = tower_adk::handlers::map_arguments(|call| {
 ///     let tenant = call.extensions().get::<Tenant>().map_or("none", |t| t.0);
 ///     if let Some(arguments) = call.arguments.as_object_mut() {
 ///         arguments.insert("tenant".into(), json!(tenant));

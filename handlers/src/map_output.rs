@@ -13,7 +13,7 @@ type TextFn = Arc<dyn Fn(String) -> String + Send + Sync>;
 /// # Example
 ///
 /// ```
-/// let handler: adk_handlers::MapOutput = adk_handlers::map_output(|text| text);
+/// let handler: tower_adk::handlers::MapOutput = tower_adk::handlers::map_output(|text| text);
 /// # let _ = handler;
 /// ```
 #[derive(Clone)]
@@ -39,15 +39,15 @@ pub struct MapOutput {
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentRequest};
-/// use adk::testing::{text_tool, ScriptedModel, Turn};
+/// use tower_adk::{Agent, AgentRequest};
+/// use tower_adk::testing::{text_tool, ScriptedModel, Turn};
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let model = ScriptedModel::new([Turn::call("c1", "env", json!({})), Turn::text("ok")]);
 /// let agent = Agent::builder(model).tool(text_tool("env", "USER=ada TOKEN=s3cret")).build()?;
 ///
-/// let redact = adk_handlers::map_output(|text| text.replace("s3cret", "[redacted]"));
+/// let redact = tower_adk::handlers::map_output(|text| text.replace("s3cret", "[redacted]"));
 /// let result = agent.run(AgentRequest::user("env?").with_handler(redact)).await?;
 ///
 /// assert_eq!(result.tool_records[0].content, "USER=ada TOKEN=[redacted]");
@@ -73,8 +73,8 @@ where
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentRequest};
-/// use adk::testing::{chunk_tool, ScriptedModel, Turn};
+/// use tower_adk::{Agent, AgentRequest};
+/// use tower_adk::testing::{chunk_tool, ScriptedModel, Turn};
 /// use serde_json::json;
 /// use std::time::Duration;
 ///
@@ -83,7 +83,7 @@ where
 /// let tool = chunk_tool("log", &["a\tb", "\tc"], Duration::ZERO);
 /// let agent = Agent::builder(model).tool(tool).build()?;
 ///
-/// let untab = adk_handlers::map_output_chunks(|chunk| chunk.replace('\t', " "));
+/// let untab = tower_adk::handlers::map_output_chunks(|chunk| chunk.replace('\t', " "));
 /// let result = agent.run(AgentRequest::user("log?").with_handler(untab)).await?;
 ///
 /// assert_eq!(result.tool_records[0].content, "a b c");

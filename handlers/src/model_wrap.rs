@@ -17,7 +17,7 @@ pub struct WrapModelFn<F> {
 /// # Example
 ///
 /// ```
-/// let count_messages = adk_handlers::wrap_model(|req, next| async move {
+/// let count_messages = tower_adk::handlers::wrap_model(|req, next| async move {
 ///     println!("model call with {} messages", req.messages.len());
 ///     next.run(req).await
 /// });

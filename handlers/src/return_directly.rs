@@ -18,7 +18,7 @@ pub struct ReturnDirectly {
 /// # Example
 ///
 /// ```
-/// let handler = adk_handlers::return_directly(["final_answer"]);
+/// let handler = tower_adk::handlers::return_directly(["final_answer"]);
 /// # let _ = handler;
 /// ```
 pub fn return_directly<I, S>(names: I) -> ReturnDirectly

@@ -18,7 +18,7 @@ use adk::{ModelResponse, RunContext, RunState, Tool, ToolInfo, ToolOutput, ToolR
 ///   (in `before_agent`), replacing any tool of that name. Its result, which the model
 ///   never needs, is a neutral `"ok"`.
 /// - **Called with text** ("Your table is booked."): the turn's other tool calls still
-///   run, then the run completes ([`RunStatus::Completed`](adk::RunStatus::Completed))
+///   run, then the run completes ([`RunStatus::Completed`](tower_adk::RunStatus::Completed))
 ///   with that text as its final message (an assistant message), without another model
 ///   call (the tool finishes the run with [`Finish::WithTurnText`]).
 /// - **Called without text**: the turn's other calls run, then the model is called once
@@ -40,8 +40,8 @@ use adk::{ModelResponse, RunContext, RunState, Tool, ToolInfo, ToolOutput, ToolR
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentRequest, Message, RunStatus};
-/// use adk::testing::{text_tool, ScriptedModel, Turn};
+/// use tower_adk::{Agent, AgentRequest, Message, RunStatus};
+/// use tower_adk::testing::{text_tool, ScriptedModel, Turn};
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -52,7 +52,7 @@ use adk::{ModelResponse, RunContext, RunState, Tool, ToolInfo, ToolOutput, ToolR
 /// ]);
 /// let agent = Agent::builder(model.clone()).tool(text_tool("book", "booked")).build()?;
 ///
-/// let request = AgentRequest::user("book a table").with_handler(adk_handlers::task_completed());
+/// let request = AgentRequest::user("book a table").with_handler(tower_adk::handlers::task_completed());
 /// let result = agent.run(request).await?;
 ///
 /// assert_eq!(result.status, RunStatus::Completed);
@@ -74,7 +74,7 @@ pub struct TaskCompleted {
 /// # Example
 ///
 /// ```
-/// let handler = adk_handlers::task_completed();
+/// let handler = tower_adk::handlers::task_completed();
 /// assert_eq!(handler.tool().name(), "task_completed");
 /// ```
 pub fn task_completed() -> TaskCompleted {
@@ -102,7 +102,7 @@ impl TaskCompleted {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(adk_handlers::TaskCompleted::TOOL_NAME, "task_completed");
+    /// assert_eq!(tower_adk::handlers::TaskCompleted::TOOL_NAME, "task_completed");
     /// ```
     pub const TOOL_NAME: &'static str = "task_completed";
 
@@ -111,7 +111,7 @@ impl TaskCompleted {
     /// # Example
     ///
     /// ```
-    /// use adk_handlers::TaskCompleted;
+    /// use tower_adk::handlers::TaskCompleted;
     /// assert_eq!(TaskCompleted::new().tool().info().description, TaskCompleted::DEFAULT_DESCRIPTION);
     /// ```
     pub const DEFAULT_DESCRIPTION: &'static str = "Call this when the user's task is \
@@ -122,7 +122,7 @@ impl TaskCompleted {
     /// # Example
     ///
     /// ```
-    /// assert!(adk_handlers::TaskCompleted::DEFAULT_CLOSING_PROMPT.contains("closing line"));
+    /// assert!(tower_adk::handlers::TaskCompleted::DEFAULT_CLOSING_PROMPT.contains("closing line"));
     /// ```
     pub const DEFAULT_CLOSING_PROMPT: &'static str = "Write a short closing line for the user.";
 
@@ -135,7 +135,7 @@ impl TaskCompleted {
     /// # Example
     ///
     /// ```
-    /// let handler = adk_handlers::TaskCompleted::new();
+    /// let handler = tower_adk::handlers::TaskCompleted::new();
     /// # let _ = handler;
     /// ```
     pub fn new() -> Self {
@@ -150,7 +150,7 @@ impl TaskCompleted {
     /// # Example
     ///
     /// ```
-    /// let handler = adk_handlers::task_completed()
+    /// let handler = tower_adk::handlers::task_completed()
     ///     .description("Call this once the booking is confirmed, with a goodbye.");
     /// assert!(handler.tool().info().description.starts_with("Call this once"));
     /// ```
@@ -165,7 +165,7 @@ impl TaskCompleted {
     /// # Example
     ///
     /// ```
-    /// let handler = adk_handlers::task_completed().closing_prompt("Say goodbye in one line.");
+    /// let handler = tower_adk::handlers::task_completed().closing_prompt("Say goodbye in one line.");
     /// # let _ = handler;
     /// ```
     pub fn closing_prompt(mut self, prompt: impl Into<Arc<str>>) -> Self {
@@ -178,7 +178,7 @@ impl TaskCompleted {
     /// # Example
     ///
     /// ```
-    /// let handler = adk_handlers::task_completed();
+    /// let handler = tower_adk::handlers::task_completed();
     /// assert_eq!(handler.tool().info().parameters["properties"], serde_json::json!({}));
     /// ```
     pub fn tool(&self) -> &Tool {

@@ -25,7 +25,7 @@ pub struct ToolFilter<F> {
 /// struct Scopes(Vec<String>);
 ///
 /// // Only tools named in the caller's scopes.
-/// let handler = adk_handlers::filter_tools(|ext, tool| {
+/// let handler = tower_adk::handlers::filter_tools(|ext, tool| {
 ///     ext.get::<Scopes>().is_some_and(|s| s.0.iter().any(|n| n == tool.name()))
 /// });
 /// # let _ = handler;

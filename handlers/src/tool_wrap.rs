@@ -27,9 +27,9 @@ pub struct WrapToolStreamFn<F> {
 /// # Example
 ///
 /// ```
-/// use adk::ToolOutput;
+/// use tower_adk::ToolOutput;
 ///
-/// let log = adk_handlers::wrap_tool_invoke(|req, next| async move {
+/// let log = tower_adk::handlers::wrap_tool_invoke(|req, next| async move {
 ///     println!("-> {} {}", req.name, req.arguments);
 ///     let output = next.run(req).await?;
 ///     println!("<- {}", output.content);
@@ -51,7 +51,7 @@ where
 /// # Example
 ///
 /// ```
-/// let shout = adk_handlers::wrap_tool_stream(|req, next| async move {
+/// let shout = tower_adk::handlers::wrap_tool_stream(|req, next| async move {
 ///     Ok(next.run(req).await?.map_chunks(|chunk| chunk.to_uppercase()))
 /// });
 /// # let _ = shout;

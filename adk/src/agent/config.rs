@@ -19,7 +19,7 @@ use super::executor::{SharedExecutor, ToolExecutor};
 /// # Example
 ///
 /// ```
-/// use adk::{AgentConfig, Tool, ToolInfo, ToolOutput};
+/// use tower_adk::{AgentConfig, Tool, ToolInfo, ToolOutput};
 ///
 /// let noop = |name: &str| Tool::from_fn(ToolInfo::new(name, "does nothing"), |_| async {
 ///     Ok::<_, std::convert::Infallible>(ToolOutput::new(""))

@@ -32,8 +32,8 @@ use crate::{AgentError, ToolCall, ToolError, ToolErrorKind};
 /// # Example
 ///
 /// ```
-/// use adk::agent::{ToolBatch, ToolExecutor};
-/// use adk::{AgentConfig, BoxError, Handler, RunContext, ToolRecord};
+/// use tower_adk::agent::{ToolBatch, ToolExecutor};
+/// use tower_adk::{AgentConfig, BoxError, Handler, RunContext, ToolRecord};
 ///
 /// /// Runs the calls one after another, in the model's order.
 /// struct OneByOne;

@@ -24,8 +24,8 @@
 //! # Example
 //!
 //! ```
-//! use adk::{Agent, AgentRequest, Message, Tool, ToolCall, ToolInfo, ToolOutput};
-//! use adk::testing::{ScriptedModel, Turn};
+//! use tower_adk::{Agent, AgentRequest, Message, Tool, ToolCall, ToolInfo, ToolOutput};
+//! use tower_adk::testing::{ScriptedModel, Turn};
 //! use serde_json::json;
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -214,7 +214,7 @@ impl AgentBuilder {
 
     /// Makes calls of these tools end the run with their result, once the turn's other
     /// calls are done. A failed call ends it too, with the failure as the final message
-    /// (to let the model try again instead, see `adk_handlers::StopAtTool`'s
+    /// (to let the model try again instead, see `tower_adk::handlers::StopAtTool`'s
     /// until-success form).
     pub fn return_directly<I, S>(mut self, names: I) -> Self
     where

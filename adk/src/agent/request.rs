@@ -7,7 +7,7 @@ use crate::{Message, Messages};
 /// # Example
 ///
 /// ```
-/// use adk::AgentRequest;
+/// use tower_adk::AgentRequest;
 ///
 /// #[derive(Clone)]
 /// struct UserId(u64);

@@ -181,8 +181,8 @@ pub struct AgentResult {
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentEvent, AgentRequest};
-/// use adk::testing::{ScriptedModel, Turn};
+/// use tower_adk::{Agent, AgentEvent, AgentRequest};
+/// use tower_adk::testing::{ScriptedModel, Turn};
 /// use futures::StreamExt;
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {

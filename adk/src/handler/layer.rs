@@ -14,12 +14,12 @@ use crate::AgentRequest;
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, HandlerLayer, Message};
-/// use adk::testing::{ScriptedModel, Turn};
+/// use tower_adk::{Agent, HandlerLayer, Message};
+/// use tower_adk::testing::{ScriptedModel, Turn};
 /// use tower::ServiceBuilder;
 ///
 /// struct Audit;
-/// impl adk::Handler for Audit {}
+/// impl tower_adk::Handler for Audit {}
 ///
 /// let agent = ServiceBuilder::new()
 ///     .layer(HandlerLayer::new(Audit))

@@ -43,13 +43,13 @@
 //! A hook that a handler does not implement still passes the call through it, unless
 //! the handler says which hooks it implements ([`Handler::hooks`]): then the run skips it
 //! at every other hook, and a handler costs only what its own hooks do. The handlers of
-//! `adk-handlers` all declare theirs. `benches/overhead.rs` measures the rest: about
+//! `tower-adk-handlers` all declare theirs. `benches/overhead.rs` measures the rest: about
 //! 40 ns per handler per loop iteration on a 2-core machine (see `BENCHMARKS.md`).
 //!
 //! # Example
 //!
 //! ```
-//! use adk::{AgentConfig, Handler, RunContext};
+//! use tower_adk::{AgentConfig, Handler, RunContext};
 //! use tower::BoxError;
 //!
 //! #[derive(Clone)]
@@ -107,7 +107,7 @@ pub trait Handler: Send + Sync + 'static {
     /// Name every hook the handler overrides: one left out is never called.
     ///
     /// ```
-    /// use adk::{Handler, Hook, Hooks, RunContext, RunState};
+    /// use tower_adk::{Handler, Hook, Hooks, RunContext, RunState};
     /// use tower::BoxError;
     ///
     /// struct TrimHistory;

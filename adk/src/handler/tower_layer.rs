@@ -162,7 +162,7 @@ layer_handler! {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use adk::handler::ToolLayer;
+    /// use tower_adk::handler::ToolLayer;
     /// use tower::timeout::TimeoutLayer;
     ///
     /// let every_tool_call_times_out_after_5s = ToolLayer::new(TimeoutLayer::new(Duration::from_secs(5)));
@@ -189,7 +189,7 @@ layer_handler! {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use adk::handler::ModelLayer;
+    /// use tower_adk::handler::ModelLayer;
     /// use tower::timeout::TimeoutLayer;
     ///
     /// let model_calls_time_out = ModelLayer::new(TimeoutLayer::new(Duration::from_secs(30)));

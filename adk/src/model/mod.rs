@@ -11,7 +11,7 @@
 //! # Example
 //!
 //! ```
-//! use adk::{Message, ModelRequest, ModelResponse};
+//! use tower_adk::{Message, ModelRequest, ModelResponse};
 //! use tower::{service_fn, ServiceExt};
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -70,7 +70,7 @@ pub enum ToolChoice {
 /// # Example
 ///
 /// ```
-/// use adk::model::{ModelOptions, ToolChoice};
+/// use tower_adk::model::{ModelOptions, ToolChoice};
 ///
 /// let mut options = ModelOptions::default();
 /// options.temperature = Some(0.2);

@@ -129,7 +129,7 @@ impl fmt::Debug for ModelResponse {
 /// # Example
 ///
 /// ```
-/// use adk::{MessageAccumulator, ModelDelta};
+/// use tower_adk::{MessageAccumulator, ModelDelta};
 ///
 /// let mut acc = MessageAccumulator::default();
 /// acc.push(ModelDelta::Text("Let me look. ".into()));

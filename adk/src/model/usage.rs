@@ -55,7 +55,7 @@ impl AddAssign for Usage {
 /// # Example
 ///
 /// ```
-/// use adk::model::{Usage, UsageMeter};
+/// use tower_adk::model::{Usage, UsageMeter};
 ///
 /// let meter = UsageMeter::new();
 /// let seen_by_the_model = meter.clone();

@@ -14,9 +14,9 @@
 //! ```no_run
 //! # #[cfg(all(feature = "openai", feature = "mcp"))]
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use adk::providers::mcp::McpServer;
-//! use adk::providers::openai::OpenAiModel;
-//! use adk::{Agent, AgentRequest};
+//! use tower_adk::providers::mcp::McpServer;
+//! use tower_adk::providers::openai::OpenAiModel;
+//! use tower_adk::{Agent, AgentRequest};
 //!
 //! let model = OpenAiModel::from_env()?;
 //! let files = McpServer::stdio("mcp-server-filesystem", ["/srv/docs"]).name("files").connect().await?;

@@ -8,8 +8,8 @@
 //! # Example
 //!
 //! ```
-//! use adk::{Agent, AgentRequest};
-//! use adk::testing::{echo_tool, ScriptedModel, Turn};
+//! use tower_adk::{Agent, AgentRequest};
+//! use tower_adk::testing::{echo_tool, ScriptedModel, Turn};
 //! use serde_json::json;
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {

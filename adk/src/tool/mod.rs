@@ -23,7 +23,7 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use adk::{Tool, ToolInfo, ToolOutput, ToolRequest};
+//! use tower_adk::{Tool, ToolInfo, ToolOutput, ToolRequest};
 //! use serde_json::json;
 //! use tower::timeout::TimeoutLayer;
 //!
@@ -117,7 +117,7 @@ impl ToolInfo {
     /// # Example
     ///
     /// ```
-    /// use adk::ToolInfo;
+    /// use tower_adk::ToolInfo;
     /// use serde_json::json;
     ///
     /// let info = ToolInfo::new("weather", "Current weather")
@@ -282,11 +282,11 @@ impl Tool {
     /// # Example
     ///
     /// ```
-    /// use adk::testing::text_tool;
-    /// use adk::{ToolErrorKind, ToolInfo};
+    /// use tower_adk::testing::text_tool;
+    /// use tower_adk::{ToolErrorKind, ToolInfo};
     /// use serde_json::json;
     ///
-    /// let tool = adk::Tool::from_fn(
+    /// let tool = tower_adk::Tool::from_fn(
     ///     ToolInfo::new("weather", "Weather in a city").parameters(json!({
     ///         "type": "object",
     ///         "properties": {"city": {"type": "string"}},

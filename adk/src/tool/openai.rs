@@ -19,7 +19,7 @@
 //! # Example
 //!
 //! ```
-//! use adk::ToolInfo;
+//! use tower_adk::ToolInfo;
 //! use serde_json::json;
 //!
 //! let info = ToolInfo::new("weather", "Current weather in a city").parameters(json!({
@@ -89,7 +89,7 @@ impl ToolInfo {
 /// # Example
 ///
 /// ```
-/// use adk::tool::openai::strict_schema;
+/// use tower_adk::tool::openai::strict_schema;
 /// use serde_json::json;
 ///
 /// let schema = strict_schema(json!({

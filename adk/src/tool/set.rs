@@ -8,9 +8,9 @@ use crate::{BuildError, Tool};
 /// # Example
 ///
 /// ```
-/// use adk::Agent;
-/// use adk::testing::{text_tool, ScriptedModel};
-/// use adk::tool::ToolSet;
+/// use tower_adk::Agent;
+/// use tower_adk::testing::{text_tool, ScriptedModel};
+/// use tower_adk::tool::ToolSet;
 ///
 /// let files = ToolSet::new("files", [text_tool("read", ""), text_tool("write", ""), text_tool("delete", "")])
 ///     .exclude(["delete"]);
@@ -21,7 +21,7 @@ use crate::{BuildError, Tool};
 /// let wrong = ToolSet::new("files", [text_tool("read", "")]).include(["read", "raed"]);
 /// let error = Agent::builder(ScriptedModel::default()).tool_set(wrong).build().unwrap_err();
 /// assert_eq!(error.to_string(), "tool source `files` has no tool named `raed`");
-/// # Ok::<_, adk::BuildError>(())
+/// # Ok::<_, tower_adk::BuildError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct ToolSet {

@@ -11,8 +11,8 @@
 //! # Example
 //!
 //! ```
-//! use adk::{Agent, AgentRequest, Tool, ToolContext};
-//! use adk::testing::{ScriptedModel, Turn};
+//! use tower_adk::{Agent, AgentRequest, Tool, ToolContext};
+//! use tower_adk::testing::{ScriptedModel, Turn};
 //! use schemars::JsonSchema;
 //! use serde::Deserialize;
 //! use serde_json::json;
@@ -123,7 +123,7 @@ impl Tool {
     /// # Example
     ///
     /// ```
-    /// use adk::{Tool, ToolContext, ToolErrorKind, ToolOutput, ToolRequest};
+    /// use tower_adk::{Tool, ToolContext, ToolErrorKind, ToolOutput, ToolRequest};
     /// use schemars::JsonSchema;
     /// use serde::{Deserialize, Serialize};
     /// use serde_json::json;
@@ -151,7 +151,7 @@ impl Tool {
     ///
     /// // Called directly, nothing validated the arguments; deserialization still fails cleanly.
     /// let error = add.invoke(ToolRequest::new("c2", "add", json!({"a": 2}))).await.unwrap_err();
-    /// let error = error.downcast::<adk::ToolError>().unwrap();
+    /// let error = error.downcast::<tower_adk::ToolError>().unwrap();
     /// assert_eq!(error.kind(), ToolErrorKind::InvalidArguments);
     /// assert!(error.message().contains("missing field `b`"), "{error}");
     /// # Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())

@@ -32,8 +32,8 @@ use self::stream::Capped;
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentRequest};
-/// use adk::testing::{text_tool, ScriptedModel, Turn};
+/// use tower_adk::{Agent, AgentRequest};
+/// use tower_adk::testing::{text_tool, ScriptedModel, Turn};
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -41,7 +41,7 @@ use self::stream::Capped;
 /// let agent = Agent::builder(model).tool(text_tool("page", "ééééé")).build()?;
 ///
 /// // 5 bytes hold two 2-byte characters; the third would be cut in half, so it goes.
-/// let limit = adk_handlers::max_output_bytes(5);
+/// let limit = tower_adk::handlers::max_output_bytes(5);
 /// let result = agent.run(AgentRequest::user("read").with_handler(limit)).await?;
 ///
 /// assert_eq!(result.tool_records[0].content, "éé…[truncated: 6 more bytes]");
@@ -60,7 +60,7 @@ pub struct OutputLimit {
 /// # Example
 ///
 /// ```
-/// let limit = adk_handlers::max_output_bytes(16 * 1024);
+/// let limit = tower_adk::handlers::max_output_bytes(16 * 1024);
 /// # let _ = limit;
 /// ```
 pub fn max_output_bytes(max: usize) -> OutputLimit {
@@ -73,7 +73,7 @@ pub fn max_output_bytes(max: usize) -> OutputLimit {
 /// # Example
 ///
 /// ```
-/// let limit = adk_handlers::max_output_chars(4000);
+/// let limit = tower_adk::handlers::max_output_chars(4000);
 /// # let _ = limit;
 /// ```
 pub fn max_output_chars(max: usize) -> OutputLimit {
@@ -86,9 +86,9 @@ impl OutputLimit {
     /// # Example
     ///
     /// ```
-    /// use adk_handlers::OutputLimit;
+    /// use tower_adk::handlers::OutputLimit;
     ///
-    /// assert_eq!(OutputLimit::bytes(64), adk_handlers::max_output_bytes(64));
+    /// assert_eq!(OutputLimit::bytes(64), tower_adk::handlers::max_output_bytes(64));
     /// assert_ne!(OutputLimit::bytes(64), OutputLimit::chars(64));
     /// ```
     pub fn bytes(max: usize) -> Self {
@@ -104,9 +104,9 @@ impl OutputLimit {
     /// # Example
     ///
     /// ```
-    /// use adk_handlers::OutputLimit;
+    /// use tower_adk::handlers::OutputLimit;
     ///
-    /// assert_eq!(OutputLimit::chars(64), adk_handlers::max_output_chars(64));
+    /// assert_eq!(OutputLimit::chars(64), tower_adk::handlers::max_output_chars(64));
     /// ```
     pub fn chars(max: usize) -> Self {
         OutputLimit {

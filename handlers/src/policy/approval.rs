@@ -13,10 +13,10 @@ use serde_json::Value;
 /// # Example
 ///
 /// ```
-/// use adk_handlers::{Approval, Decision};
+/// use tower_adk::handlers::{Approval, Decision};
 /// use serde_json::json;
 ///
-/// let gate = adk_handlers::policy(|call| match call.name.as_str() {
+/// let gate = tower_adk::handlers::policy(|call| match call.name.as_str() {
 ///     "transfer" => Decision::ask("moves money"),
 ///     _ => Decision::Allow,
 /// })
@@ -37,7 +37,7 @@ use serde_json::Value;
 pub enum Approval {
     /// Run the call as it is.
     Approve,
-    /// Do not run the call; the model sees a [`Denied`](adk::ToolErrorKind::Denied)
+    /// Do not run the call; the model sees a [`Denied`](tower_adk::ToolErrorKind::Denied)
     /// tool error with this reason.
     Reject(String),
     /// Run the call with these arguments instead, checked against the tool's schema

@@ -11,8 +11,8 @@ use serde_json::Value;
 /// # Example
 ///
 /// ```
-/// use adk::ToolRequest;
-/// use adk_handlers::Decision;
+/// use tower_adk::ToolRequest;
+/// use tower_adk::handlers::Decision;
 /// use serde_json::json;
 ///
 /// fn decide(call: &ToolRequest) -> Decision {
@@ -33,12 +33,12 @@ use serde_json::Value;
 pub enum Decision {
     /// Run the call as it is.
     Allow,
-    /// Do not run the call; the model sees a [`Denied`](adk::ToolErrorKind::Denied)
+    /// Do not run the call; the model sees a [`Denied`](tower_adk::ToolErrorKind::Denied)
     /// tool error with this reason.
     Deny(String),
     /// Run the call with these arguments instead. They are checked against the tool's
     /// schema first; invalid ones give the model an
-    /// [`InvalidArguments`](adk::ToolErrorKind::InvalidArguments) error and the tool is
+    /// [`InvalidArguments`](tower_adk::ToolErrorKind::InvalidArguments) error and the tool is
     /// not called.
     Rewrite(Value),
     /// Ask the gate's approver, giving this reason; without an approver, the call is
@@ -74,8 +74,8 @@ impl Decision {
 ///
 /// ```
 /// use std::collections::HashSet;
-/// use adk::ToolRequest;
-/// use adk_handlers::{Decision, Policy, PolicyGate};
+/// use tower_adk::ToolRequest;
+/// use tower_adk::handlers::{Decision, Policy, PolicyGate};
 ///
 /// /// Allows only the tools on a list.
 /// struct AllowList(HashSet<String>);
@@ -112,8 +112,8 @@ where
 /// # Example
 ///
 /// ```
-/// use adk::ToolRequest;
-/// use adk_handlers::{AllowAll, Decision, Policy};
+/// use tower_adk::ToolRequest;
+/// use tower_adk::handlers::{AllowAll, Decision, Policy};
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let call = ToolRequest::new("c1", "anything", serde_json::json!({}));
@@ -134,7 +134,7 @@ impl Policy for AllowAll {
 /// # Example
 ///
 /// ```
-/// use adk_handlers::{AsyncPolicy, Decision};
+/// use tower_adk::handlers::{AsyncPolicy, Decision};
 ///
 /// let policy = AsyncPolicy::new(|_call| async { Decision::Allow });
 /// # let _ = policy;

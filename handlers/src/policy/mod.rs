@@ -23,8 +23,8 @@ use crate::revalidate::revalidate;
 /// | decision | the tool | the model sees |
 /// |----------|----------|----------------|
 /// | [`Allow`](Decision::Allow) | runs as called | its output |
-/// | [`Deny`](Decision::Deny) | is not called | a [`Denied`](adk::ToolErrorKind::Denied) error with the reason |
-/// | [`Rewrite`](Decision::Rewrite) | runs with the new arguments, once they pass the tool's schema | its output, or an [`InvalidArguments`](adk::ToolErrorKind::InvalidArguments) error (tool not called) |
+/// | [`Deny`](Decision::Deny) | is not called | a [`Denied`](tower_adk::ToolErrorKind::Denied) error with the reason |
+/// | [`Rewrite`](Decision::Rewrite) | runs with the new arguments, once they pass the tool's schema | its output, or an [`InvalidArguments`](tower_adk::ToolErrorKind::InvalidArguments) error (tool not called) |
 /// | [`Ask`](Decision::Ask) | runs if the [approver](PolicyGate::approver) approves (possibly with edited arguments, re-checked like a rewrite) | its output, or a `Denied` error with the approver's reason |
 ///
 /// Until runs can be interrupted and resumed, "ask" is answered by an async approver
@@ -42,9 +42,9 @@ use crate::revalidate::revalidate;
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentRequest, ToolErrorKind};
-/// use adk::testing::{text_tool, ScriptedModel, Turn};
-/// use adk_handlers::Decision;
+/// use tower_adk::{Agent, AgentRequest, ToolErrorKind};
+/// use tower_adk::testing::{text_tool, ScriptedModel, Turn};
+/// use tower_adk::handlers::Decision;
 /// use serde_json::json;
 ///
 /// #[derive(Clone, PartialEq)]
@@ -54,7 +54,7 @@ use crate::revalidate::revalidate;
 /// let model = ScriptedModel::new([Turn::call("c1", "drop_table", json!({})), Turn::text("ok")]);
 /// let agent = Agent::builder(model).tool(text_tool("drop_table", "dropped")).build()?;
 ///
-/// let admins_only = adk_handlers::policy(|call| {
+/// let admins_only = tower_adk::handlers::policy(|call| {
 ///     match call.extensions().get::<Role>() {
 ///         Some(Role::Admin) => Decision::Allow,
 ///         _ => Decision::deny(format!("only admins may call `{}`", call.name)),
@@ -82,9 +82,9 @@ pub struct PolicyGate<P> {
 /// # Example
 ///
 /// ```
-/// use adk_handlers::Decision;
+/// use tower_adk::handlers::Decision;
 ///
-/// let gate = adk_handlers::policy(|call| {
+/// let gate = tower_adk::handlers::policy(|call| {
 ///     if call.name.starts_with("delete_") {
 ///         Decision::ask("deletes data")
 ///     } else {
@@ -107,14 +107,14 @@ where
 /// # Example
 ///
 /// ```
-/// use adk_handlers::Decision;
+/// use tower_adk::handlers::Decision;
 ///
 /// #[derive(Clone)]
 /// struct UserId(u64);
 ///
 /// async fn quota_left(user: u64) -> u32 { if user == 7 { 0 } else { 10 } }
 ///
-/// let gate = adk_handlers::policy_async(|call| {
+/// let gate = tower_adk::handlers::policy_async(|call| {
 ///     let user = call.extensions().get::<UserId>().map(|u| u.0);
 ///     async move {
 ///         match user {
@@ -140,7 +140,7 @@ impl<P: Policy> PolicyGate<P> {
     /// # Example
     ///
     /// ```
-    /// use adk_handlers::{AllowAll, PolicyGate};
+    /// use tower_adk::handlers::{AllowAll, PolicyGate};
     ///
     /// let gate = PolicyGate::new(AllowAll);
     /// # let _ = gate;
@@ -158,9 +158,9 @@ impl<P: Policy> PolicyGate<P> {
     /// # Example
     ///
     /// ```
-    /// use adk_handlers::{Approval, Decision};
+    /// use tower_adk::handlers::{Approval, Decision};
     ///
-    /// let gate = adk_handlers::policy(|_| Decision::ask("every call needs a yes"))
+    /// let gate = tower_adk::handlers::policy(|_| Decision::ask("every call needs a yes"))
     ///     .approver(|call, reason| {
     ///         println!("approve `{}` ({reason})?", call.name);
     ///         async { Approval::Approve }

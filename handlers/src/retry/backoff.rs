@@ -21,8 +21,8 @@ use tower::util::rng::Rng;
 ///
 /// ```
 /// use std::time::Duration;
-/// use adk_handlers::retry::SharedRng;
-/// use adk_handlers::RetryPolicy;
+/// use tower_adk::handlers::retry::SharedRng;
+/// use tower_adk::handlers::RetryPolicy;
 /// use tower::retry::backoff::ExponentialBackoffMaker;
 ///
 /// let backoff = ExponentialBackoffMaker::new(

@@ -6,8 +6,8 @@
 //! from this handler inward, with the same request. The model sees one result per call:
 //! the first success, or the last failure when the policy gives up.
 //!
-//! Only tools marked [idempotent](adk::Tool::idempotent) are retried, and only on
-//! [`Failed`](adk::ToolErrorKind::Failed) and [`Timeout`](adk::ToolErrorKind::Timeout)
+//! Only tools marked [idempotent](tower_adk::Tool::idempotent) are retried, and only on
+//! [`Failed`](tower_adk::ToolErrorKind::Failed) and [`Timeout`](tower_adk::ToolErrorKind::Timeout)
 //! errors; see [`RetryPolicy`] for the rules.
 //!
 //! # Streamed calls
@@ -31,10 +31,10 @@
 //! use std::sync::Arc;
 //! use std::sync::atomic::{AtomicUsize, Ordering};
 //! use std::time::Duration;
-//! use adk::testing::{ScriptedModel, Turn};
-//! use adk::{Agent, AgentRequest, Tool, ToolInfo, ToolOutput};
-//! use adk_handlers::retry::SharedRng;
-//! use adk_handlers::{RetryPolicy, ToolRetry};
+//! use tower_adk::testing::{ScriptedModel, Turn};
+//! use tower_adk::{Agent, AgentRequest, Tool, ToolInfo, ToolOutput};
+//! use tower_adk::handlers::retry::SharedRng;
+//! use tower_adk::handlers::{RetryPolicy, ToolRetry};
 //! use serde_json::json;
 //! use tower::retry::backoff::ExponentialBackoffMaker;
 //!
@@ -91,8 +91,8 @@ pub use self::policy::RetryPolicy;
 /// # Example
 ///
 /// ```
-/// use adk::AgentRequest;
-/// use adk_handlers::{RetryPolicy, ToolRetry};
+/// use tower_adk::AgentRequest;
+/// use tower_adk::handlers::{RetryPolicy, ToolRetry};
 ///
 /// // Up to 3 attempts per call, with the default exponential backoff.
 /// let request = AgentRequest::user("look it up").with_handler(ToolRetry::new(RetryPolicy::new(3)));

@@ -39,8 +39,8 @@ use super::backoff::{SharedRng, default_backoff};
 /// ```
 /// use std::sync::Arc;
 /// use std::time::Duration;
-/// use adk_handlers::RetryPolicy;
-/// use adk_handlers::retry::SharedRng;
+/// use tower_adk::handlers::RetryPolicy;
+/// use tower_adk::handlers::retry::SharedRng;
 /// use tower::retry::backoff::ExponentialBackoffMaker;
 /// use tower::retry::budget::TpsBudget;
 ///

@@ -5,7 +5,7 @@
 /// # Example
 ///
 /// ```
-/// use adk_handlers::{Slot, SlotError, SlotFilling};
+/// use tower_adk::handlers::{Slot, SlotError, SlotFilling};
 ///
 /// let error = SlotFilling::new([
 ///     Slot::text("city", "The destination"),

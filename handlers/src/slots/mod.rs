@@ -26,7 +26,7 @@ type FinishFn = Arc<dyn Fn(&SlotValues) -> Message + Send + Sync>;
 /// parameter schema fits the slot: a string, a boolean, a number, or a string `enum` of
 /// the allowed values. The loop checks each call's arguments against it, so a value
 /// outside a categorical slot's allowed set is a model-visible
-/// [`InvalidArguments`](adk::ToolErrorKind::InvalidArguments) error naming every allowed
+/// [`InvalidArguments`](tower_adk::ToolErrorKind::InvalidArguments) error naming every allowed
 /// value, and the model can try again (the tool checks the value too, for agents that
 /// turn the loop's check off).
 ///
@@ -41,7 +41,7 @@ type FinishFn = Arc<dyn Fn(&SlotValues) -> Message + Send + Sync>;
 /// The values are kept in the run-local values under [`SlotValues::LOCALS_KEY`]
 /// (`"slots"`), refreshed before each model call and when the run ends, so the run's
 /// result has them: read them with [`SlotValues::from_locals`] on
-/// [`AgentResult::locals`](adk::AgentResult::locals). The
+/// [`AgentResult::locals`](tower_adk::AgentResult::locals). The
 /// [`PromptTemplate`](crate::PromptTemplate) handler shows the current values to its
 /// template as `slots`.
 ///
@@ -63,9 +63,9 @@ type FinishFn = Arc<dyn Fn(&SlotValues) -> Message + Send + Sync>;
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentRequest, Message};
-/// use adk::testing::{ScriptedModel, Turn};
-/// use adk_handlers::{Slot, SlotFilling, SlotValue, SlotValues};
+/// use tower_adk::{Agent, AgentRequest, Message};
+/// use tower_adk::testing::{ScriptedModel, Turn};
+/// use tower_adk::handlers::{Slot, SlotFilling, SlotValue, SlotValues};
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -139,7 +139,7 @@ impl SlotFilling {
     /// # Example
     ///
     /// ```
-    /// use adk_handlers::{Slot, SlotFilling};
+    /// use tower_adk::handlers::{Slot, SlotFilling};
     ///
     /// // Enough to book: a city and either breakfast or not; the note is optional.
     /// let booking = SlotFilling::new([
@@ -148,7 +148,7 @@ impl SlotFilling {
     ///     Slot::text("note", "Anything else the guest asks for"),
     /// ])?
     /// .exit_when(|slots| slots.is_set("city") && slots.is_set("breakfast"));
-    /// # Ok::<_, adk_handlers::SlotError>(())
+    /// # Ok::<_, tower_adk::handlers::SlotError>(())
     /// ```
     pub fn exit_when<F>(mut self, exit: F) -> Self
     where
@@ -163,15 +163,15 @@ impl SlotFilling {
     /// # Example
     ///
     /// ```
-    /// use adk::Message;
-    /// use adk_handlers::{Slot, SlotFilling};
+    /// use tower_adk::Message;
+    /// use tower_adk::handlers::{Slot, SlotFilling};
     ///
     /// let booking = SlotFilling::new([Slot::text("city", "The destination city")])?
     ///     .finish_with(|slots| {
     ///         let city = slots.get("city").map(ToString::to_string).unwrap_or_default();
     ///         Message::assistant(format!("Booking a room in {city}."))
     ///     });
-    /// # Ok::<_, adk_handlers::SlotError>(())
+    /// # Ok::<_, tower_adk::handlers::SlotError>(())
     /// ```
     pub fn finish_with<F>(mut self, finish: F) -> Self
     where

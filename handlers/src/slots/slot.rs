@@ -12,7 +12,7 @@ use super::SlotValue;
 /// # Example
 ///
 /// ```
-/// use adk_handlers::{Slot, SlotKind};
+/// use tower_adk::handlers::{Slot, SlotKind};
 ///
 /// assert_eq!(Slot::float("nights", "How many nights").kind(), &SlotKind::Float);
 /// ```
@@ -37,7 +37,7 @@ pub enum SlotKind {
 /// # Example
 ///
 /// ```
-/// use adk_handlers::{Slot, SlotKind};
+/// use tower_adk::handlers::{Slot, SlotKind};
 /// use serde_json::json;
 ///
 /// let room = Slot::categorical("room", "The room type", ["single", "double"]);

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// # Example
 ///
 /// ```
-/// use adk_handlers::SlotValue;
+/// use tower_adk::handlers::SlotValue;
 ///
 /// let nights = SlotValue::Float(3.0);
 /// assert_eq!(nights.as_f64(), Some(3.0));
@@ -77,8 +77,8 @@ impl fmt::Display for SlotValue {
 /// # Example
 ///
 /// ```
-/// use adk::Locals;
-/// use adk_handlers::{SlotValue, SlotValues};
+/// use tower_adk::Locals;
+/// use tower_adk::handlers::{SlotValue, SlotValues};
 ///
 /// let mut values = SlotValues::new();
 /// values.insert("city", SlotValue::Text("Paris".into()));
@@ -103,7 +103,7 @@ impl SlotValues {
         SlotValues::default()
     }
 
-    /// The slot values stored in a run's locals (e.g. [`AgentResult::locals`](adk::AgentResult::locals)),
+    /// The slot values stored in a run's locals (e.g. [`AgentResult::locals`](tower_adk::AgentResult::locals)),
     /// or none if there are none.
     ///
     /// # Errors

@@ -9,7 +9,7 @@ use std::fmt;
 /// # Example
 ///
 /// ```
-/// use adk_handlers::{StopAtTool, StopAtToolBuildError};
+/// use tower_adk::handlers::{StopAtTool, StopAtToolBuildError};
 ///
 /// let error = StopAtTool::builder().on_call(["submit"]).until_success(["submit"]).build().unwrap_err();
 /// assert!(matches!(error, StopAtToolBuildError::BothForms { .. }));
@@ -44,15 +44,15 @@ pub enum StopAtToolBuildError {
 /// calling one, or (in the until-success form) without a call that succeeded, or
 /// something else ended the run first.
 ///
-/// It is the source of the run's [`AgentError::Handler`](adk::AgentError::Handler), from the
+/// It is the source of the run's [`AgentError::Handler`](tower_adk::AgentError::Handler), from the
 /// `after_agent` hook of the [`StopAtTool`](super::StopAtTool) handler.
 ///
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentRequest, Hook};
-/// use adk::testing::{text_tool, ScriptedModel, Turn};
-/// use adk_handlers::{StopAtTool, StopToolNotCalled};
+/// use tower_adk::{Agent, AgentRequest, Hook};
+/// use tower_adk::testing::{text_tool, ScriptedModel, Turn};
+/// use tower_adk::handlers::{StopAtTool, StopToolNotCalled};
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let model = ScriptedModel::new([Turn::text("Here is my answer, no tool needed.")]);

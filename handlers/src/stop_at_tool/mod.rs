@@ -24,17 +24,17 @@ pub use self::error::{StopAtToolBuildError, StopToolNotCalled};
 ///   completes with the stop call's result (a [`Message::Tool`]) as its final message,
 ///   without another model call. A call that fails (a tool error, invalid arguments, a
 ///   denial) ends the run too: the final message is then the failure the model would have
-///   read (a tool message with `is_error` set), and the call's [record](adk::ToolRecord)
+///   read (a tool message with `is_error` set), and the call's [record](tower_adk::ToolRecord)
 ///   holds the error. In this form the call is the answer, whatever its outcome; to let
 ///   the model correct a failed call, use the until-success form. The stop tools are made
-///   [return-directly](adk::AgentConfig::set_return_directly) in the run.
+///   [return-directly](tower_adk::AgentConfig::set_return_directly) in the run.
 /// - **Until success** ([`until_success`](StopAtToolBuilder::until_success)): only a
 ///   successful call ends the run. The tool wrappers mark its output, invoked or
 ///   streamed, with [`Finish::WithResult`] (a streamed call finishes if its stream ends
 ///   without an error); an output that already says how it finishes keeps its own
 ///   [`Finish`]. A failed call is a tool result the model reads, and the model can try
-///   again, as often as the agent's [max iterations](adk::AgentBuilder::max_iterations)
-///   allow (then the run fails with [`AgentError::MaxIterations`](adk::AgentError::MaxIterations)).
+///   again, as often as the agent's [max iterations](tower_adk::AgentBuilder::max_iterations)
+///   allow (then the run fails with [`AgentError::MaxIterations`](tower_adk::AgentError::MaxIterations)).
 ///   In this form the stop tools are *not* return-directly in the run, even if the agent
 ///   made them so, since a failed call would then end it.
 ///
@@ -43,7 +43,7 @@ pub use self::error::{StopAtToolBuildError, StopToolNotCalled};
 /// If the run ends without stopping at a stop tool (the model answers without calling
 /// one, or, in the until-success form, without a call that succeeded; or another tool's
 /// [`Finish`] or the agent's failure policy ends it first), the run fails with a
-/// [`StopToolNotCalled`] error, the source of an [`AgentError::Handler`](adk::AgentError::Handler)
+/// [`StopToolNotCalled`] error, the source of an [`AgentError::Handler`](tower_adk::AgentError::Handler)
 /// from this handler's `after_agent` hook. That hook runs once, when the run is about to
 /// complete, whatever ended it, so it catches every way of ending (an `after_model` check
 /// would see only plain answers). The model's last reply has already reached the caller
@@ -60,9 +60,9 @@ pub use self::error::{StopAtToolBuildError, StopToolNotCalled};
 /// # Example
 ///
 /// ```
-/// use adk::{Agent, AgentRequest, Message};
-/// use adk::testing::{echo_tool, text_tool, ScriptedModel, Turn};
-/// use adk_handlers::StopAtTool;
+/// use tower_adk::{Agent, AgentRequest, Message};
+/// use tower_adk::testing::{echo_tool, text_tool, ScriptedModel, Turn};
+/// use tower_adk::handlers::StopAtTool;
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -94,12 +94,12 @@ pub struct StopAtTool {
 /// # Example
 ///
 /// ```
-/// use adk_handlers::StopAtTool;
+/// use tower_adk::handlers::StopAtTool;
 ///
 /// let stop = StopAtTool::builder().until_success(["submit", "give_up"]).build()?;
 /// assert!(stop.is_until_success());
 /// assert_eq!(stop.tools().collect::<Vec<_>>(), ["give_up", "submit"]);
-/// # Ok::<_, adk_handlers::StopAtToolBuildError>(())
+/// # Ok::<_, tower_adk::handlers::StopAtToolBuildError>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct StopAtToolBuilder {
@@ -116,9 +116,9 @@ impl StopAtTool {
     /// # Example
     ///
     /// ```
-    /// let stop = adk_handlers::StopAtTool::builder().on_call(["final_answer"]).build()?;
+    /// let stop = tower_adk::handlers::StopAtTool::builder().on_call(["final_answer"]).build()?;
     /// assert!(!stop.is_until_success());
-    /// # Ok::<_, adk_handlers::StopAtToolBuildError>(())
+    /// # Ok::<_, tower_adk::handlers::StopAtToolBuildError>(())
     /// ```
     pub fn builder() -> StopAtToolBuilder {
         StopAtToolBuilder::default()
@@ -129,9 +129,9 @@ impl StopAtTool {
     /// # Example
     ///
     /// ```
-    /// let stop = adk_handlers::StopAtTool::builder().on_call(["b", "a"]).build()?;
+    /// let stop = tower_adk::handlers::StopAtTool::builder().on_call(["b", "a"]).build()?;
     /// assert_eq!(stop.tools().collect::<Vec<_>>(), ["a", "b"]);
-    /// # Ok::<_, adk_handlers::StopAtToolBuildError>(())
+    /// # Ok::<_, tower_adk::handlers::StopAtToolBuildError>(())
     /// ```
     pub fn tools(&self) -> impl Iterator<Item = &str> {
         self.tools.iter().map(String::as_str)
@@ -142,9 +142,9 @@ impl StopAtTool {
     /// # Example
     ///
     /// ```
-    /// let stop = adk_handlers::StopAtTool::builder().until_success(["submit"]).build()?;
+    /// let stop = tower_adk::handlers::StopAtTool::builder().until_success(["submit"]).build()?;
     /// assert!(stop.is_until_success());
-    /// # Ok::<_, adk_handlers::StopAtToolBuildError>(())
+    /// # Ok::<_, tower_adk::handlers::StopAtToolBuildError>(())
     /// ```
     pub fn is_until_success(&self) -> bool {
         self.until_success
@@ -178,9 +178,9 @@ impl StopAtToolBuilder {
     /// # Example
     ///
     /// ```
-    /// let stop = adk_handlers::StopAtTool::builder().on_call(["submit"]).build()?;
+    /// let stop = tower_adk::handlers::StopAtTool::builder().on_call(["submit"]).build()?;
     /// # let _ = stop;
-    /// # Ok::<_, adk_handlers::StopAtToolBuildError>(())
+    /// # Ok::<_, tower_adk::handlers::StopAtToolBuildError>(())
     /// ```
     pub fn on_call<I, S>(mut self, names: I) -> Self
     where
@@ -197,9 +197,9 @@ impl StopAtToolBuilder {
     /// # Example
     ///
     /// ```
-    /// let stop = adk_handlers::StopAtTool::builder().until_success(["submit"]).build()?;
+    /// let stop = tower_adk::handlers::StopAtTool::builder().until_success(["submit"]).build()?;
     /// # let _ = stop;
-    /// # Ok::<_, adk_handlers::StopAtToolBuildError>(())
+    /// # Ok::<_, tower_adk::handlers::StopAtToolBuildError>(())
     /// ```
     pub fn until_success<I, S>(mut self, names: I) -> Self
     where
@@ -221,7 +221,7 @@ impl StopAtToolBuilder {
     /// # Example
     ///
     /// ```
-    /// use adk_handlers::{StopAtTool, StopAtToolBuildError};
+    /// use tower_adk::handlers::{StopAtTool, StopAtToolBuildError};
     ///
     /// let both = StopAtTool::builder().on_call(["a"]).until_success(["b"]).build();
     /// assert!(matches!(both, Err(StopAtToolBuildError::BothForms { .. })));

@@ -8,7 +8,7 @@ use adk::BoxError;
 /// # Example
 ///
 /// ```
-/// use adk_handlers::{PromptTemplate, TemplateError};
+/// use tower_adk::handlers::{PromptTemplate, TemplateError};
 ///
 /// let error = PromptTemplate::new("Hi")?.timezone("Mars/Olympus_Mons").unwrap_err();
 /// assert!(matches!(error, TemplateError::InvalidTimezone { ref name, .. } if name == "Mars/Olympus_Mons"));

@@ -51,9 +51,9 @@ const TEMPLATE: &str = "instruction";
 ///
 /// ```
 /// use std::time::{Duration, SystemTime};
-/// use adk::{Agent, AgentRequest};
-/// use adk::testing::{ScriptedModel, Turn};
-/// use adk_handlers::PromptTemplate;
+/// use tower_adk::{Agent, AgentRequest};
+/// use tower_adk::testing::{ScriptedModel, Turn};
+/// use tower_adk::handlers::PromptTemplate;
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let model = ScriptedModel::new([Turn::text("Hello!")]);
@@ -92,8 +92,8 @@ pub struct PromptTemplate {
 /// # Example
 ///
 /// ```
-/// use adk::AgentRequest;
-/// use adk_handlers::Resumed;
+/// use tower_adk::AgentRequest;
+/// use tower_adk::handlers::Resumed;
 ///
 /// let request = AgentRequest::user("Where were we?").with_extension(Resumed);
 /// assert!(request.extensions().get::<Resumed>().is_some());
@@ -119,7 +119,7 @@ impl PromptTemplate {
     /// # Example
     ///
     /// ```
-    /// use adk_handlers::{PromptTemplate, TemplateError};
+    /// use tower_adk::handlers::{PromptTemplate, TemplateError};
     ///
     /// let error = PromptTemplate::new("{% if resumed %}Welcome back.").unwrap_err();
     /// assert!(matches!(error, TemplateError::Compile { .. }));
@@ -150,8 +150,8 @@ impl PromptTemplate {
     ///
     /// ```
     /// use std::time::{Duration, SystemTime};
-    /// use adk::RunContext;
-    /// use adk_handlers::PromptTemplate;
+    /// use tower_adk::RunContext;
+    /// use tower_adk::handlers::PromptTemplate;
     ///
     /// let noon_utc = SystemTime::UNIX_EPOCH + Duration::from_secs(1_767_268_800); // 2026-01-01 12:00 UTC
     /// let prompt = PromptTemplate::new("{{ time }} in {{ timezone }}")?
@@ -159,7 +159,7 @@ impl PromptTemplate {
     ///     .clock(move || noon_utc);
     /// assert_eq!(prompt.render(&RunContext::default())?, "21:00 in Asia/Tokyo");
     /// assert!(PromptTemplate::new("{{ time }}")?.timezone("Asia/Nowhere").is_err());
-    /// # Ok::<_, adk_handlers::TemplateError>(())
+    /// # Ok::<_, tower_adk::handlers::TemplateError>(())
     /// ```
     pub fn timezone(mut self, name: &str) -> Result<Self, TemplateError> {
         self.timezone = TimeZone::get(name).map_err(|e| TemplateError::InvalidTimezone {
@@ -202,15 +202,15 @@ impl PromptTemplate {
     /// # Example
     ///
     /// ```
-    /// use adk::RunContext;
-    /// use adk_handlers::{PromptTemplate, Resumed};
+    /// use tower_adk::RunContext;
+    /// use tower_adk::handlers::{PromptTemplate, Resumed};
     ///
     /// let prompt = PromptTemplate::new("{% if resumed %}Welcome back.{% else %}Hello.{% endif %}")?;
     /// let mut extensions = http::Extensions::new();
     /// extensions.insert(Resumed);
     /// assert_eq!(prompt.render(&RunContext::new(extensions))?, "Welcome back.");
     /// assert_eq!(prompt.render(&RunContext::default())?, "Hello.");
-    /// # Ok::<_, adk_handlers::TemplateError>(())
+    /// # Ok::<_, tower_adk::handlers::TemplateError>(())
     /// ```
     pub fn render(&self, cx: &RunContext) -> Result<String, TemplateError> {
         let now = Now {

@@ -2,7 +2,7 @@
 //! chunks of streamed calls, with a default and per-tool values.
 //!
 //! A call that runs out of time is cancelled (its future or stream is dropped) and the
-//! model gets a [`ToolErrorKind::Timeout`](adk::ToolErrorKind::Timeout) result that says
+//! model gets a [`ToolErrorKind::Timeout`](tower_adk::ToolErrorKind::Timeout) result that says
 //! which limit fired and its duration, e.g. `error (timeout): idle timeout: no output for
 //! 5s; the call was cancelled`. The run goes on.
 //!
@@ -36,9 +36,9 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use adk::testing::{sleep_tool, ScriptedModel, Turn};
-//! use adk::{Agent, AgentRequest, ToolErrorKind};
-//! use adk_handlers::{Timeouts, ToolTimeout};
+//! use tower_adk::testing::{sleep_tool, ScriptedModel, Turn};
+//! use tower_adk::{Agent, AgentRequest, ToolErrorKind};
+//! use tower_adk::handlers::{Timeouts, ToolTimeout};
 //! use serde_json::json;
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -85,7 +85,7 @@ use self::stream::TimeoutStream;
 ///
 /// ```
 /// use std::time::Duration;
-/// use adk_handlers::Timeouts;
+/// use tower_adk::handlers::Timeouts;
 ///
 /// let crawl = Timeouts::new()
 ///     .with_total(Duration::from_secs(300))
@@ -152,8 +152,8 @@ impl Timeouts {
 ///
 /// ```
 /// use std::time::Duration;
-/// use adk::AgentRequest;
-/// use adk_handlers::{Timeouts, ToolTimeout};
+/// use tower_adk::AgentRequest;
+/// use tower_adk::handlers::{Timeouts, ToolTimeout};
 ///
 /// let timeouts = ToolTimeout::new(Duration::from_secs(30))
 ///     .idle(Duration::from_secs(5))

@@ -11,9 +11,9 @@
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use adk::providers::mcp::McpServer;
-//! use adk::testing::{ScriptedModel, Turn};
-//! use adk::{Agent, AgentRequest};
+//! use tower_adk::providers::mcp::McpServer;
+//! use tower_adk::testing::{ScriptedModel, Turn};
+//! use tower_adk::{Agent, AgentRequest};
 //! use serde_json::json;
 //!
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {

@@ -33,7 +33,7 @@ pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_millis(200);
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use adk::providers::mcp::McpServer;
+/// use tower_adk::providers::mcp::McpServer;
 ///
 /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
 /// let tools = McpServer::stdio("python", ["weather_server.py"])

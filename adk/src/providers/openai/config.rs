@@ -34,7 +34,7 @@ pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(120);
 /// # Example
 ///
 /// ```
-/// use adk::providers::openai::OpenAiModel;
+/// use tower_adk::providers::openai::OpenAiModel;
 /// use std::time::Duration;
 ///
 /// let model = OpenAiModel::builder()
@@ -45,7 +45,7 @@ pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(120);
 ///     .build()?;
 /// assert_eq!(model.model_name(), "smollm2");
 /// assert_eq!(model.endpoint(), "http://127.0.0.1:8080/v1/chat/completions");
-/// # Ok::<_, adk::providers::openai::ConfigError>(())
+/// # Ok::<_, tower_adk::providers::openai::ConfigError>(())
 /// ```
 #[derive(Clone)]
 pub struct OpenAiModelBuilder {

@@ -12,7 +12,7 @@
 //! Configuration from a builder (this runs: building sends nothing):
 //!
 //! ```
-//! use adk::providers::openai::OpenAiModel;
+//! use tower_adk::providers::openai::OpenAiModel;
 //!
 //! let model = OpenAiModel::builder()
 //!     .base_url("http://127.0.0.1:8000/v1")
@@ -20,17 +20,17 @@
 //!     .model("gpt-4o-mini")
 //!     .build()?;
 //! assert!(model.is_streaming());
-//! # Ok::<_, adk::providers::openai::ConfigError>(())
+//! # Ok::<_, tower_adk::providers::openai::ConfigError>(())
 //! ```
 //!
 //! An agent on the server named by `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `OPENAI_MODEL`,
 //! counting the tokens it uses:
 //!
 //! ```no_run
-//! use adk::model::UsageMeter;
-//! use adk::providers::openai::OpenAiModel;
-//! use adk::testing::text_tool;
-//! use adk::{Agent, AgentRequest};
+//! use tower_adk::model::UsageMeter;
+//! use tower_adk::providers::openai::OpenAiModel;
+//! use tower_adk::testing::text_tool;
+//! use tower_adk::{Agent, AgentRequest};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let model = OpenAiModel::from_env()?;
