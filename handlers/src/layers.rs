@@ -1,12 +1,14 @@
 //! Any `tower::Layer` around each model or tool call.
 
-use adk::handler::{
-    Continue, InvokeSeam, ModelLayer, ModelSeam, StreamSeam, ToolLayer, ToolStreamLayer,
-};
+use adk::handler::{Continue, InvokeSeam, ModelLayer, ModelSeam, ToolLayer};
 use tower_layer::Layer;
 
-/// A handler that wraps every whole tool call in `layer`, e.g. a timeout or a
-/// concurrency limit. The layer is applied once, here: its state is shared by all calls.
+/// A handler that wraps every tool call in `layer`, e.g. a timeout or a concurrency
+/// limit. The layer is applied once, here: its state is shared by all calls.
+///
+/// A streamed call is seen whole by the layer, from its start to its last chunk, while
+/// its chunks still reach the caller as they come: a timeout bounds the whole call, a
+/// concurrency limit holds its permit until the last chunk (see [`ToolLayer`]).
 ///
 /// # Example
 ///
@@ -27,14 +29,6 @@ where
     L: Layer<Continue<InvokeSeam>>,
 {
     ToolLayer::new(layer)
-}
-
-/// A handler that wraps every streamed tool call in `layer` (until the stream is returned).
-pub fn tool_stream_layer<L>(layer: L) -> ToolStreamLayer<L::Service>
-where
-    L: Layer<Continue<StreamSeam>>,
-{
-    ToolStreamLayer::new(layer)
 }
 
 /// A handler that wraps every model call in `layer`, e.g. a retry or a timeout.

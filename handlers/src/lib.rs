@@ -9,7 +9,7 @@
 //! | [`before_model`] / [`after_model`] | `before_model` / `after_model` | rewrites the history with a closure |
 //! | [`wrap_model`] | `wrap_model` | wraps each model call with an async closure |
 //! | [`wrap_tool_invoke`] / [`wrap_tool_stream`] | tool wrappers | wraps each tool call with an async closure |
-//! | [`model_layer`], [`tool_layer`], [`tool_stream_layer`] | wrappers | any `tower::Layer` around each model or tool call |
+//! | [`model_layer`], [`tool_layer`] | wrappers | any `tower::Layer` around each model call, or each tool call (streamed ones whole) |
 //! | [`CallLimits`] | all | limits the model calls, tool calls and calls per tool of a run |
 //! | [`policy`] / [`policy_async`] ([`PolicyGate`]) | tool wrappers | allows, denies, rewrites or asks an approver about each call |
 //! | [`map_arguments`] | tool wrappers | transforms the arguments before the tool (re-validated) |
@@ -94,7 +94,7 @@ pub use crate::envelope::{DEFAULT_NOTE, UntrustedEnvelope, untrusted_envelope};
 pub use crate::guard::{ToolGuard, tool_guard};
 pub use crate::history::{AfterModelFn, BeforeModelFn, after_model, before_model};
 pub use crate::instruction::{Instruction, InstructionFn, instruction, instruction_fn};
-pub use crate::layers::{model_layer, tool_layer, tool_stream_layer};
+pub use crate::layers::{model_layer, tool_layer};
 pub use crate::map_arguments::{MapArguments, map_arguments};
 pub use crate::map_output::{MapOutput, map_output, map_output_chunks};
 pub use crate::model_wrap::{WrapModelFn, wrap_model};

@@ -7,6 +7,7 @@ mod failures;
 mod middleware;
 mod records;
 mod sets;
+mod streamed_middleware;
 mod wrappers;
 
 use std::convert::Infallible;

@@ -85,7 +85,7 @@ pub use self::layer::{HandlerLayer, HandlerService};
 pub(crate) use self::next::{Chain, Continuation};
 pub use self::next::{InvokeSeam, ModelSeam, StreamSeam};
 pub use self::next::{ModelNext, Next, StreamNext, ToolNext};
-pub use self::tower_layer::{Continue, ModelLayer, ToolLayer, ToolStreamLayer};
+pub use self::tower_layer::{Continue, ModelLayer, ToolLayer};
 use crate::{AgentConfig, ModelRequest, ModelResponse, RunContext, RunState};
 use crate::{ToolOutput, ToolRequest, ToolStream};
 

@@ -222,15 +222,17 @@ impl sealed::Seam for StreamSeam {
             Ok(result) => result.map_err(|e| BoxError::from(ToolError::from_boxed(e)))?,
             Err(panic) => return Err(panicked(&*panic).into()),
         };
-        // A panic while producing a chunk ends the stream with a tool failure.
-        let guarded = AssertUnwindSafe(stream)
-            .catch_unwind()
-            .map(|item| match item {
-                Ok(Ok(chunk)) => Ok(chunk),
-                Ok(Err(e)) => Err(ToolError::from_boxed(e)),
-                Err(panic) => Err(panicked(&*panic)),
-            });
-        Ok(ToolStream::new(guarded))
+        // A panic while producing a chunk ends the stream with a tool failure; how the
+        // stream finishes the run is kept.
+        Ok(stream.wrap(|chunks| {
+            AssertUnwindSafe(chunks)
+                .catch_unwind()
+                .map(|item| match item {
+                    Ok(Ok(chunk)) => Ok(chunk),
+                    Ok(Err(e)) => Err(ToolError::from_boxed(e)),
+                    Err(panic) => Err(panicked(&*panic)),
+                })
+        }))
     }
 
     fn passes_through(error: &BoxError) -> bool {

@@ -12,8 +12,9 @@
 //! caller as events, and the model sees their concatenation.
 //!
 //! Because both are plain tower services, stock tower middleware wraps them unchanged:
-//! [`Tool::layer`] applies a layer to the invoke service of one tool, and the tool-wrapper
-//! handlers apply one to every call of a run.
+//! [`Tool::layer`] applies a layer to one tool, and
+//! [`ToolLayer`](crate::handler::ToolLayer) to every call of a run. Either way the layer
+//! sees each call whole, a streamed one up to its last chunk.
 //!
 //! [`Tool::typed`] makes a tool from an async function of an arguments struct, with its
 //! schema generated from the struct; [`Tool::strict`] holds the model to the schema
@@ -51,6 +52,7 @@ mod output;
 mod request;
 mod set;
 mod typed;
+pub(crate) mod whole;
 
 use std::fmt;
 use std::future::Future;
@@ -339,10 +341,41 @@ impl Tool {
             .map_err(String::as_str)
     }
 
-    /// Wraps the invoke service in a tower layer, e.g. a timeout or a concurrency limit
-    /// for this tool only. The layer is applied once, here, so its state (a semaphore, a
-    /// rate budget) is shared by every call of every run. A tool without an invoke service
-    /// is returned unchanged.
+    /// Wraps the tool in a tower layer, e.g. a timeout or a concurrency limit for this
+    /// tool only. The layer is applied here, once per service of the tool (a tool that can
+    /// both be invoked and stream has two, each with its own layer state), so its state (a
+    /// semaphore, a rate budget) is shared by every call of every run.
+    ///
+    /// The layer sees each call whole: a streamed call from its start to its last chunk,
+    /// so a `Timeout` bounds the whole stream and a `ConcurrencyLimit` holds its permit
+    /// until the last chunk, while the chunks still reach the caller as they come.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use futures::StreamExt;
+    /// use tower::timeout::TimeoutLayer;
+    /// use tower_adk::{Tool, ToolErrorKind, ToolInfo, ToolRequest};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// // A tool that streams two chunks, a second apart.
+    /// let slow = Tool::stream_fn(ToolInfo::new("slow", "Streams slowly"), |_| {
+    ///     futures::stream::iter(["first", "second"]).then(|chunk| async move {
+    ///         tokio::time::sleep(Duration::from_secs(1)).await;
+    ///         Ok::<_, std::convert::Infallible>(chunk)
+    ///     })
+    /// })
+    /// .layer(TimeoutLayer::new(Duration::from_millis(1500)));
+    ///
+    /// let mut chunks = slow.stream(ToolRequest::new("c1", "slow", serde_json::json!({}))).await?;
+    /// assert_eq!(chunks.next().await.transpose()?.as_deref(), Some("first"));
+    /// // The timeout bounds the whole call: it fires before the second chunk.
+    /// let error = chunks.next().await.unwrap().unwrap_err();
+    /// assert_eq!(tower_adk::ToolError::from_boxed(error).kind(), ToolErrorKind::Timeout);
+    /// # Ok::<_, tower::BoxError>(())
+    /// # }).unwrap();
+    /// ```
     pub fn layer<L>(self, layer: L) -> Self
     where
         L: Layer<InvokeService>,
@@ -352,6 +385,10 @@ impl Tool {
     {
         self.map_parts(|parts| {
             parts.invoke = parts.invoke.take().map(|svc| box_invoke(layer.layer(svc)));
+            parts.stream = parts.stream.take().map(|svc| {
+                let whole = layer.layer(box_invoke(whole::Drained(svc)));
+                box_stream(whole::Resurface(whole))
+            });
         })
     }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::Tool;
+use super::whole::ChunkSink;
 use crate::handler::Continuation;
 
 /// One tool call, as it travels through the tool wrappers to the tool: the request of the
@@ -25,6 +26,8 @@ pub struct ToolRequest {
     pub(super) extensions: Arc<http::Extensions>,
     tool: Option<Tool>,
     pub(crate) continuation: Option<Continuation>,
+    /// Where the chunks go while a tower layer sees a streamed call whole.
+    pub(crate) sink: Option<ChunkSink>,
 }
 
 impl ToolRequest {
@@ -37,6 +40,7 @@ impl ToolRequest {
             extensions: Arc::default(),
             tool: None,
             continuation: None,
+            sink: None,
         }
     }
 
@@ -53,6 +57,7 @@ impl ToolRequest {
             extensions,
             tool: Some(tool),
             continuation: None,
+            sink: None,
         }
     }
 

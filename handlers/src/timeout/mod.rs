@@ -20,10 +20,11 @@
 //!
 //! # Differences from `tower::timeout`
 //!
-//! tower's [`Timeout`](tower::timeout::Timeout) (as a [`tool_stream_layer`](crate::tool_stream_layer))
-//! stops at the moment a stream is returned: a tool that opens its stream at once and then
-//! stalls is never timed out. [`ToolTimeout`] also watches the chunks, like tower-http's
-//! `TimeoutBody`, and tells a stalled stream (idle) from a slow one (total).
+//! tower's [`Timeout`](tower::timeout::Timeout), given as a [`tool_layer`](crate::tool_layer),
+//! bounds each call whole (a streamed one up to its last chunk), with one limit for every
+//! tool. [`ToolTimeout`] also watches the gaps between chunks, like tower-http's
+//! `TimeoutBody`, so it tells a stalled stream (idle) from a slow one (total), and it takes
+//! a limit per tool.
 //!
 //! # Order
 //!
