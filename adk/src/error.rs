@@ -82,6 +82,14 @@ pub enum AgentError {
     Incomplete,
 }
 
+/// The error of a service that cannot fail, such as [`Agent`](crate::Agent), so that
+/// [`AwaitRun`](crate::AwaitRun) wraps it.
+impl From<std::convert::Infallible> for AgentError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}
+
 impl AgentError {
     /// Whether the run was stopped by its run timeout.
     pub fn is_timeout(&self) -> bool {

@@ -64,7 +64,7 @@ pub mod testing;
 pub mod tool;
 
 pub use crate::agent::{
-    Agent, AgentBuilder, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, RunResult,
+    Agent, AgentBuilder, AwaitRun, AwaitRunLayer, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, RunResult,
     RunStatus, ToolFailurePolicy, ToolRecord,
 };
 pub use crate::context::{Locals, RunContext, RunState};

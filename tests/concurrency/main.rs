@@ -348,6 +348,8 @@ async fn concurrent_runs_compile_each_loop_variant_once() {
     }
 }
 
+mod await_run;
+
 mod types {
     use std::convert::Infallible;
 

@@ -5,6 +5,13 @@
 //! run them in parallel, append the results, and call the model again) customised by the
 //! run's [handlers](crate::handler).
 //!
+//! # Two faces
+//!
+//! The [`Agent`] answers each request at once with the run, an [`AgentRun`] to read event
+//! by event (or await); [`AwaitRun`] is the same agent as a service whose response is the
+//! run's final [`AgentResult`], so the tower layers around it (concurrency limit,
+//! timeout, rate limit) bound whole runs. See [`AwaitRun`] for which to use when.
+//!
 //! # The compiled loop
 //!
 //! The loop's topology (is there a tools step? can the tools step end the run?) depends
@@ -49,6 +56,7 @@
 //! # }).unwrap();
 //! ```
 
+mod await_run;
 mod compile;
 mod config;
 mod exec;
@@ -65,6 +73,7 @@ use std::time::Duration;
 
 use tower::{BoxError, Service};
 
+pub use self::await_run::{AwaitRun, AwaitRunFuture, AwaitRunLayer};
 use self::compile::Variants;
 pub use self::config::AgentConfig;
 use self::exec::BatchOptions;
