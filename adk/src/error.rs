@@ -80,6 +80,12 @@ pub enum AgentError {
     /// The run's event stream ended without a result (it was polled after it ended).
     #[error("the run ended without a result")]
     Incomplete,
+    /// Code polled by the run panicked outside any hook of a handler, e.g. a closure that
+    /// a stream wrapper maps chunks with, or the model's stream. (A panicking hook is an
+    /// [`AgentError::Handler`] whose [`is_panic`](HandlerError::is_panic) is true; a
+    /// panicking tool is a tool failure the model reads.) Only this run ends.
+    #[error(transparent)]
+    Panicked(Panicked),
 }
 
 /// The error of a service that cannot fail, such as [`Agent`](crate::Agent), so that
@@ -136,6 +142,37 @@ impl AgentError {
                 Err(e) => AgentError::Model(e),
             },
         }
+    }
+}
+
+/// Code of a run panicked; the panic was caught and ends only that run.
+///
+/// It is the source of an [`AgentError::Handler`] when a handler's hook panicked (see
+/// [`HandlerError::is_panic`]), [`AgentError::Panicked`] for other code a run polls, and
+/// the source of a [`ModelError`] when the model service panicked.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("panicked: {message}")]
+pub struct Panicked {
+    message: String,
+}
+
+impl Panicked {
+    /// The panic's payload, as a message (a `&str` or `String` payload; otherwise a
+    /// placeholder).
+    pub(crate) fn from_payload(payload: &(dyn std::any::Any + Send)) -> Self {
+        let message = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("no message");
+        Panicked {
+            message: message.to_owned(),
+        }
+    }
+
+    /// The panic's message.
+    pub fn message(&self) -> &str {
+        &self.message
     }
 }
 

@@ -64,11 +64,11 @@ pub mod testing;
 pub mod tool;
 
 pub use crate::agent::{
-    Agent, AgentBuilder, AwaitRun, AwaitRunLayer, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, RunResult,
-    RunStatus, ToolFailurePolicy, ToolRecord,
+    Agent, AgentBuilder, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, AwaitRun,
+    AwaitRunLayer, RunResult, RunStatus, ToolFailurePolicy, ToolRecord,
 };
 pub use crate::context::{Locals, RunContext, RunState};
-pub use crate::error::{AgentError, BuildError, ModelError};
+pub use crate::error::{AgentError, BuildError, ModelError, Panicked};
 pub use crate::handler::{BoxHandler, Handler, HandlerError, HandlerLayer, Hook, Hooks, ModelNext};
 pub use crate::handler::{HandlerService, StreamNext, ToolNext};
 pub use crate::message::{Message, Messages, ToolCall};

@@ -49,7 +49,11 @@ async fn a_concurrency_limit_around_await_run_bounds_whole_runs() {
     let runs = (0..6).map(|_| service.clone().oneshot(AgentRequest::user("go")));
     let results = futures::future::join_all(runs).await;
 
-    assert!(results.iter().all(|r| r.as_ref().unwrap().final_message.content() == "done"));
+    assert!(
+        results
+            .iter()
+            .all(|r| r.as_ref().unwrap().final_message.content() == "done")
+    );
     assert_eq!(most.load(Ordering::SeqCst), 2, "at most two runs at once");
 }
 
@@ -61,13 +65,21 @@ async fn a_concurrency_limit_around_the_agent_bounds_only_the_start_of_runs() {
         .service(agent(&open, &most));
 
     let runs = (0..6).map(|_| async {
-        let run = service.clone().oneshot(AgentRequest::user("go")).await.unwrap();
+        let run = service
+            .clone()
+            .oneshot(AgentRequest::user("go"))
+            .await
+            .unwrap();
         run.await
     });
     let results = futures::future::join_all(runs).await;
 
     assert!(results.iter().all(Result::is_ok));
-    assert_eq!(most.load(Ordering::SeqCst), 6, "the limit let every run go on");
+    assert_eq!(
+        most.load(Ordering::SeqCst),
+        6,
+        "the limit let every run go on"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -87,16 +99,20 @@ async fn a_timeout_around_await_run_bounds_the_whole_run() {
         .unwrap_err();
 
     assert!(error.is::<tower::timeout::error::Elapsed>(), "{error}");
-    assert_eq!(open.load(Ordering::SeqCst), 0, "the run in flight was dropped");
+    assert_eq!(
+        open.load(Ordering::SeqCst),
+        0,
+        "the run in flight was dropped"
+    );
 }
 
 #[tokio::test]
 async fn await_run_wraps_an_agent_inside_handler_layers() {
     let (open, most) = (Arc::default(), Arc::default());
     let layered = ServiceBuilder::new()
-        .layer(tower_adk::HandlerLayer::new(tower_adk::handlers::instruction(
-            "Be brief.",
-        )))
+        .layer(tower_adk::HandlerLayer::new(
+            tower_adk::handlers::instruction("Be brief."),
+        ))
         .service(agent(&open, &most));
 
     let result = AwaitRun::new(layered)

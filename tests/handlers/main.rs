@@ -13,6 +13,7 @@ mod errors;
 mod history;
 mod instruction;
 mod order;
+mod panics;
 mod support;
 mod tools;
 mod variants;

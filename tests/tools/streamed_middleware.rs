@@ -39,7 +39,11 @@ fn slow_stream() -> Tool {
 }
 
 fn assert_timed_out_after_first_chunk(chunks: &[String], result: &AgentResult) {
-    assert_eq!(chunks, ["1"], "the chunk before the deadline reaches the caller");
+    assert_eq!(
+        chunks,
+        ["1"],
+        "the chunk before the deadline reaches the caller"
+    );
     let record = &result.tool_records[0];
     let error = record.error.as_ref().expect("the call timed out");
     assert_eq!(error.kind(), ToolErrorKind::Timeout);
@@ -131,8 +135,7 @@ async fn a_concurrency_limit_as_tool_wrapper_holds_its_permit_until_the_last_chu
         .tool(counting_stream("count", &open, &most))
         .build()
         .unwrap();
-    let request =
-        AgentRequest::user("go").with_handler(tool_layer(ConcurrencyLimitLayer::new(1)));
+    let request = AgentRequest::user("go").with_handler(tool_layer(ConcurrencyLimitLayer::new(1)));
 
     let result = agent.run(request).await.unwrap();
 

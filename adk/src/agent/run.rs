@@ -1,5 +1,6 @@
 use std::fmt;
 use std::future::{Future, IntoFuture};
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,7 +11,7 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 
 use crate::telemetry::{self, InSpan};
-use crate::{AgentError, Finish, Locals, Message, Messages, ToolCall, ToolError};
+use crate::{AgentError, Finish, Locals, Message, Messages, Panicked, ToolCall, ToolError};
 
 /// Something that happened during a run, in order.
 #[derive(Debug, Clone)]
@@ -269,9 +270,20 @@ impl Stream for AgentRun {
             self.events = None;
             return Poll::Ready(Some(Err(AgentError::Timeout { limit })));
         }
-        match &mut self.events {
-            Some(events) => events.poll_next_unpin(cx),
-            None => Poll::Ready(None),
+        let Some(events) = &mut self.events else {
+            return Poll::Ready(None);
+        };
+        // Hooks, models and tools have their panics caught where they are called; this
+        // catches the rest (a stream wrapper's closure, say), so that a panic ends this
+        // run only, never the task that polls it with others.
+        match std::panic::catch_unwind(AssertUnwindSafe(|| events.poll_next_unpin(cx))) {
+            Ok(poll) => poll,
+            Err(panic) => {
+                self.events = None;
+                Poll::Ready(Some(Err(AgentError::Panicked(Panicked::from_payload(
+                    &*panic,
+                )))))
+            }
         }
     }
 }

@@ -403,7 +403,8 @@ impl fmt::Display for Hook {
     }
 }
 
-/// A hook of a handler failed.
+/// A hook of a handler failed: it returned an error, or it panicked
+/// ([`is_panic`](HandlerError::is_panic)).
 #[derive(Debug, thiserror::Error)]
 #[error("handler `{handler}` failed in {hook}: {source}")]
 pub struct HandlerError {
@@ -430,6 +431,12 @@ impl HandlerError {
     /// The name of the handler whose hook failed.
     pub fn handler(&self) -> &str {
         &self.handler
+    }
+
+    /// Whether the hook panicked (the panic was caught: only this run ended). The
+    /// source is then a [`Panicked`](crate::Panicked) with the panic's message.
+    pub fn is_panic(&self) -> bool {
+        self.source.is::<crate::Panicked>()
     }
 
     /// The error the hook returned.

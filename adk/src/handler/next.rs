@@ -10,7 +10,7 @@ use tower::{BoxError, ServiceExt};
 
 use super::{BoxHandler, DynHandler, HandlerError, Hook};
 use crate::model::SharedModel;
-use crate::{AgentConfig, ModelError, ModelRequest, ModelResponse, RunContext, RunState};
+use crate::{AgentConfig, ModelError, ModelRequest, ModelResponse, Panicked, RunContext, RunState};
 use crate::{Tool, ToolError, ToolErrorKind, ToolOutput, ToolRequest, ToolStream};
 
 /// The rest of a wrapper chain: the inner wrappers, then the model or the tool.
@@ -68,7 +68,7 @@ impl<S: sealed::Seam> Next<S> {
                     index: at + 1,
                     terminal,
                 };
-                S::wrap(handler, request, next)
+                caught(|| S::wrap(handler, request, next))
                     .await
                     .map_err(|e| attribute::<S>(e, handler))
             }),
@@ -253,14 +253,10 @@ fn not_supported(tool: &Tool, how: &str) -> ToolError {
 }
 
 fn panicked(payload: &(dyn Any + Send)) -> ToolError {
-    let detail = payload
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("no message");
+    let panic = Panicked::from_payload(payload);
     ToolError::new(
         ToolErrorKind::Panicked,
-        format!("the tool panicked: {detail}"),
+        format!("the tool panicked: {}", panic.message()),
     )
 }
 
@@ -298,9 +294,7 @@ impl Chain {
         mut config: AgentConfig,
     ) -> Result<AgentConfig, HandlerError> {
         for handler in self.0.iter().filter(|h| h.implements(Hook::BeforeAgent)) {
-            config = handler
-                .inner
-                .before_agent(cx, config)
+            config = caught(|| handler.inner.before_agent(cx, config))
                 .await
                 .map_err(|e| HandlerError::new(Hook::BeforeAgent, handler, e))?;
         }
@@ -383,9 +377,24 @@ async fn run_state_hook<'h>(
     state: &mut RunState,
 ) -> Result<(), HandlerError> {
     for handler in handlers.filter(|h| h.implements(hook)) {
-        call(&*handler.inner, cx, state)
+        caught(|| call(&*handler.inner, cx, state))
             .await
             .map_err(|e| HandlerError::new(hook, handler, e))?;
     }
     Ok(())
+}
+
+/// A hook's result, or its panic as a [`Panicked`] error, whether it panics making its
+/// future or polling it: a panicking hook ends its own run with an error naming it, not
+/// the task that polls the run.
+fn caught<'a, T: Send + 'a>(
+    hook: impl FnOnce() -> BoxFuture<'a, Result<T, BoxError>>,
+) -> impl Future<Output = Result<T, BoxError>> + Send + 'a {
+    let panicked = |panic: Box<dyn Any + Send>| Panicked::from_payload(&*panic).into();
+    // A panic making the future becomes a future of the error (rare: it may allocate).
+    let future = std::panic::catch_unwind(AssertUnwindSafe(hook))
+        .unwrap_or_else(|panic| Box::pin(future::ready(Err(panicked(panic)))));
+    AssertUnwindSafe(future)
+        .catch_unwind()
+        .map(move |caught| caught.unwrap_or_else(|panic| Err(panicked(panic))))
 }

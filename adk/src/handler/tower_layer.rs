@@ -149,7 +149,11 @@ where
         next: ToolNext,
     ) -> Result<ToolOutput, BoxError> {
         request.continuation = Some(Continuation::Invoke(next));
-        self.service.clone().oneshot(request).await.map_err(Into::into)
+        self.service
+            .clone()
+            .oneshot(request)
+            .await
+            .map_err(Into::into)
     }
 
     fn wrap_tool_stream(
@@ -221,7 +225,11 @@ where
         next: ModelNext,
     ) -> Result<ModelResponse, BoxError> {
         request.continuation = Some(Continuation::Model(next));
-        self.service.clone().oneshot(request).await.map_err(Into::into)
+        self.service
+            .clone()
+            .oneshot(request)
+            .await
+            .map_err(Into::into)
     }
 }
 

@@ -6,11 +6,14 @@
 use std::fmt;
 use std::sync::Arc;
 
-use futures::TryFutureExt;
+use std::panic::AssertUnwindSafe;
+
+use futures::FutureExt;
 use futures::future::BoxFuture;
 use tower::{BoxError, Service, ServiceExt};
 
 use super::{ModelRequest, ModelResponse};
+use crate::Panicked;
 
 /// The model an agent holds, erased behind an `Arc`: cloning it is a reference count, and
 /// each call clones the model itself (for most models an `Arc` too) and drives it with
@@ -30,7 +33,13 @@ impl SharedModel {
         M::Future: Send + 'static,
     {
         SharedModel(Arc::new(move |request| {
-            Box::pin(model.clone().oneshot(request).map_err(Into::into))
+            // The model is called when the future is first polled, inside the catch: a
+            // panicking model is an error of its run only.
+            let call = AssertUnwindSafe(model.clone().oneshot(request)).catch_unwind();
+            Box::pin(call.map(|caught| match caught {
+                Ok(result) => result.map_err(Into::into),
+                Err(panic) => Err(Panicked::from_payload(&*panic).into()),
+            }))
         }))
     }
 

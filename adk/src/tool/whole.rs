@@ -69,9 +69,7 @@ pub(crate) async fn drain(
         .await
         .map_err(|_| gone())?;
     while let Some(chunk) = stream.next().await {
-        sink.send(Signal::Chunk(chunk?))
-            .await
-            .map_err(|_| gone())?;
+        sink.send(Signal::Chunk(chunk?)).await.map_err(|_| gone())?;
     }
     Ok(ToolOutput {
         content: String::new(),

@@ -1,0 +1,182 @@
+//! A handler that panics ends its own run with a typed error naming the hook and the
+//! handler; other runs polled by the same task go on.
+
+use serde_json::json;
+use tower::BoxError;
+use tower_adk::handlers::map_output_chunks;
+use tower_adk::testing::{ScriptedModel, Turn, chunk_tool, text_tool};
+use tower_adk::{Agent, AgentConfig, AgentError, AgentRequest, Handler, Hook, ModelRequest};
+use tower_adk::{ModelNext, ModelResponse, RunContext, RunState, StreamNext, ToolNext};
+use tower_adk::{ToolOutput, ToolRequest, ToolStream};
+
+/// Panics in one hook; passes through the others.
+struct PanicsIn(Hook);
+
+impl PanicsIn {
+    fn check(&self, hook: Hook) {
+        if self.0 == hook {
+            panic!("{hook} went wrong");
+        }
+    }
+}
+
+impl Handler for PanicsIn {
+    async fn before_agent(
+        &self,
+        _: &mut RunContext,
+        c: AgentConfig,
+    ) -> Result<AgentConfig, BoxError> {
+        self.check(Hook::BeforeAgent);
+        Ok(c)
+    }
+    async fn before_model(&self, _: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+        self.check(Hook::BeforeModel);
+        Ok(())
+    }
+    async fn wrap_model(
+        &self,
+        r: ModelRequest,
+        next: ModelNext,
+    ) -> Result<ModelResponse, BoxError> {
+        self.check(Hook::WrapModel);
+        next.run(r).await
+    }
+    async fn after_model(&self, _: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+        self.check(Hook::AfterModel);
+        Ok(())
+    }
+    async fn wrap_tool_invoke(
+        &self,
+        r: ToolRequest,
+        next: ToolNext,
+    ) -> Result<ToolOutput, BoxError> {
+        self.check(Hook::WrapToolInvoke);
+        next.run(r).await
+    }
+    async fn wrap_tool_stream(
+        &self,
+        r: ToolRequest,
+        next: StreamNext,
+    ) -> Result<ToolStream, BoxError> {
+        self.check(Hook::WrapToolStream);
+        next.run(r).await
+    }
+    async fn after_agent(&self, _: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+        self.check(Hook::AfterAgent);
+        Ok(())
+    }
+}
+
+/// An agent whose every run calls a whole tool and a streamed one, then answers.
+fn agent() -> Agent {
+    let model = ScriptedModel::per_run([
+        Turn::call("c1", "whole", json!({})),
+        Turn::call("c2", "streamed", json!({})),
+        Turn::text("done"),
+    ]);
+    Agent::builder(model)
+        .tool(text_tool("whole", "w"))
+        .tool(chunk_tool("streamed", &["s"], std::time::Duration::ZERO))
+        .build()
+        .unwrap()
+}
+
+const HOOKS: [Hook; 7] = [
+    Hook::BeforeAgent,
+    Hook::BeforeModel,
+    Hook::WrapModel,
+    Hook::AfterModel,
+    Hook::WrapToolInvoke,
+    Hook::WrapToolStream,
+    Hook::AfterAgent,
+];
+
+#[tokio::test]
+async fn a_panicking_hook_ends_its_run_with_an_error_naming_hook_and_handler() {
+    let agent = agent();
+    for hook in HOOKS {
+        let error = agent
+            .run(AgentRequest::user("go").with_handler(PanicsIn(hook)))
+            .await
+            .unwrap_err();
+
+        let AgentError::Handler(failed) = &error else {
+            panic!("{hook}: {error:?}");
+        };
+        assert_eq!(failed.hook(), hook);
+        assert!(
+            failed.handler().ends_with("PanicsIn"),
+            "{}",
+            failed.handler()
+        );
+        assert!(failed.is_panic(), "{hook}");
+        assert!(error.to_string().contains("went wrong"), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn runs_polled_together_survive_one_that_panics() {
+    let agent = agent();
+    let runs = HOOKS.into_iter().flat_map(|hook| {
+        [
+            agent.run(AgentRequest::user("go")),
+            agent.run(AgentRequest::user("go").with_handler(PanicsIn(hook))),
+        ]
+    });
+
+    let results = futures::future::join_all(runs.map(|run| run.result())).await;
+
+    for pair in results.chunks(2) {
+        assert_eq!(pair[0].as_ref().unwrap().final_message.content(), "done");
+        assert!(
+            pair[1]
+                .as_ref()
+                .unwrap_err()
+                .as_handler()
+                .unwrap()
+                .is_panic()
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_panic_in_a_stream_wrappers_closure_ends_only_its_run() {
+    let model =
+        ScriptedModel::per_run([Turn::call("c1", "streamed", json!({})), Turn::text("done")]);
+    let agent = Agent::builder(model)
+        .tool(chunk_tool("streamed", &["s"], std::time::Duration::ZERO))
+        .build()
+        .unwrap();
+    let panicking = map_output_chunks(|_: String| -> String { panic!("chunk mapper went wrong") });
+
+    let (failed, fine) = futures::join!(
+        agent
+            .run(AgentRequest::user("go").with_handler(panicking))
+            .result(),
+        agent.run(AgentRequest::user("go")).result(),
+    );
+
+    let error = failed.unwrap_err();
+    let AgentError::Panicked(panic) = &error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(panic.message(), "chunk mapper went wrong");
+    assert_eq!(fine.unwrap().final_message.content(), "done");
+}
+
+#[tokio::test]
+async fn a_panicking_model_is_a_model_error() {
+    let model = tower::service_fn(|_: ModelRequest| async {
+        panic!("model went wrong");
+        #[allow(unreachable_code)]
+        Ok::<ModelResponse, BoxError>(ModelResponse::message(tower_adk::Message::assistant("")))
+    });
+    let agent = Agent::builder(model).build().unwrap();
+
+    let error = agent.run(AgentRequest::user("go")).await.unwrap_err();
+
+    let AgentError::Model(source) = &error else {
+        panic!("{error:?}");
+    };
+    assert!(source.is::<tower_adk::Panicked>(), "{source}");
+}
