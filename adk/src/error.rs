@@ -64,12 +64,11 @@ pub enum AgentError {
     /// [`ToolFailurePolicy::FailRun`](crate::ToolFailurePolicy::FailRun).
     #[error("tool `{}` failed: {}", .0.name, .0.content)]
     ToolFailed(Box<ToolRecord>),
-    /// Two tools of the run's configuration have the same name.
-    #[error("the run offers two tools named `{name}`")]
-    DuplicateTool {
-        /// The duplicated name.
-        name: String,
-    },
+    /// The run's configuration, as the `before_agent` hooks left it, is one the agent
+    /// could not have been built with: two tools with the same name, or a tool name
+    /// outside `^[a-zA-Z0-9_-]{1,64}$`.
+    #[error("the run's configuration is invalid: {0}")]
+    Config(#[source] BuildError),
     /// The run took longer than the agent's run timeout; everything in flight was
     /// cancelled.
     #[error("the run did not finish within {limit:?}")]
@@ -206,6 +205,15 @@ pub enum BuildError {
     /// Two tools have the same name.
     #[error("two tools are named `{0}`")]
     DuplicateTool(String),
+    /// A tool's name is not one that chat-completion providers accept: 1 to 64 ASCII
+    /// letters, digits, `_` or `-` (`^[a-zA-Z0-9_-]{1,64}$`).
+    #[error("tool name {name:?} is invalid: {reason}")]
+    InvalidToolName {
+        /// The name.
+        name: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// A tool's parameter schema is not a valid JSON Schema.
     #[error("the parameter schema of tool `{tool}` is invalid: {reason}")]
     InvalidSchema {

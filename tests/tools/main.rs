@@ -5,6 +5,7 @@
 
 mod failures;
 mod middleware;
+mod names;
 mod records;
 mod sets;
 mod streamed_middleware;

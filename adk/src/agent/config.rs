@@ -1,7 +1,7 @@
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::Tool;
+use crate::{BuildError, Tool, tool};
 
 use super::compile::LoopKey;
 use super::executor::{SharedExecutor, ToolExecutor};
@@ -39,6 +39,37 @@ pub struct AgentConfig {
     tools: Arc<Vec<Tool>>,
     return_directly: Arc<BTreeSet<String>>,
     executor: Option<SharedExecutor>,
+    /// How the tools are found by name, and whether they need checking.
+    catalog: Catalog,
+}
+
+/// What is known of the tool list without looking at it again: whether its names were
+/// checked (valid and unique), and an index to find a tool by name without a scan.
+///
+/// The agent checks and indexes its own list once, when it is built. A run's list that a
+/// handler only narrowed (kept or removed tools) keeps both: removing tools cannot make
+/// a name invalid or twice, and which of the indexed tools remain is a flag per tool. A
+/// list changed any other way is checked when its run starts and searched in order.
+#[derive(Debug, Clone, Default)]
+enum Catalog {
+    /// Not checked, no index.
+    #[default]
+    Unchecked,
+    /// Checked; short enough to scan (a scan of a few names is cheaper than hashing one).
+    Checked,
+    /// Checked, and indexed: `kept[i]` says whether the indexed list's tool `i` is still
+    /// in this list (`None`: all are, this is that list).
+    Indexed {
+        index: Arc<ToolIndex>,
+        kept: Option<Arc<[bool]>>,
+    },
+}
+
+/// The positions of a checked tool list's tools, by name.
+#[derive(Debug)]
+struct ToolIndex {
+    tools: Arc<Vec<Tool>>,
+    by_name: HashMap<Arc<str>, usize>,
 }
 
 impl AgentConfig {
@@ -66,8 +97,10 @@ impl AgentConfig {
     }
 
     /// The tools of the run, mutably (copied first if shared). A run whose list holds two
-    /// tools with the same name fails with [`AgentError::DuplicateTool`](crate::AgentError::DuplicateTool).
+    /// tools with the same name, or a name outside `^[a-zA-Z0-9_-]{1,64}$`, fails when it
+    /// starts with [`AgentError::Config`](crate::AgentError::Config).
     pub fn tools_mut(&mut self) -> &mut Vec<Tool> {
+        self.catalog = Catalog::Unchecked;
         Arc::make_mut(&mut self.tools)
     }
 
@@ -76,9 +109,19 @@ impl AgentConfig {
         self.tools.iter().map(Tool::name)
     }
 
-    /// The tool with this name.
+    /// The tool with this name: found in an index when the list is long and is the
+    /// agent's own or was only narrowed since (the common case of a role filter), else
+    /// by a scan.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
-        self.tools.iter().find(|t| t.name() == name)
+        match &self.catalog {
+            Catalog::Indexed { index, kept } => {
+                let at = *index.by_name.get(name)?;
+                kept.as_ref()
+                    .is_none_or(|kept| kept[at])
+                    .then(|| &index.tools[at])
+            }
+            Catalog::Unchecked | Catalog::Checked => self.tools.iter().find(|t| t.name() == name),
+        }
     }
 
     /// Adds a tool, replacing any tool with the same name.
@@ -93,7 +136,10 @@ impl AgentConfig {
     /// Removes the tool with this name and returns it.
     pub fn remove_tool(&mut self, name: &str) -> Option<Tool> {
         let index = self.tools.iter().position(|t| t.name() == name)?;
-        Some(self.tools_mut().remove(index))
+        let removed = self.tools[index].clone();
+        let verdicts: Vec<bool> = (0..self.tools.len()).map(|at| at != index).collect();
+        self.keep_where(&verdicts);
+        Some(removed)
     }
 
     /// Keeps only the tools for which `keep` returns `true`. The list is copied only if a
@@ -103,11 +149,31 @@ impl AgentConfig {
             return;
         };
         // `keep` has seen the tools up to `first_removed`; ask it about the rest only.
-        let mut index = 0;
-        self.tools_mut().retain(|tool| {
-            let at = index;
-            index += 1;
-            at < first_removed || (at > first_removed && keep(tool))
+        let verdicts: Vec<bool> = (self.tools.iter().enumerate())
+            .map(|(at, tool)| at < first_removed || (at > first_removed && keep(tool)))
+            .collect();
+        self.keep_where(&verdicts);
+    }
+
+    /// Keeps the tools whose verdict (one per tool, in order) is `true`. Narrowing keeps
+    /// the names checked and the index: which indexed tools remain is updated.
+    fn keep_where(&mut self, verdicts: &[bool]) {
+        if let Catalog::Indexed { index, kept } = &mut self.catalog {
+            // The list holds the indexed tools still kept, in the index's order.
+            let mut at = 0;
+            let now: Arc<[bool]> = (0..index.tools.len())
+                .map(|indexed| {
+                    let held = kept.as_ref().is_none_or(|kept| kept[indexed]);
+                    at += usize::from(held);
+                    held && verdicts[at - 1]
+                })
+                .collect();
+            *kept = Some(now);
+        }
+        let mut at = 0;
+        Arc::make_mut(&mut self.tools).retain(|_| {
+            at += 1;
+            verdicts[at - 1]
         });
     }
 
@@ -155,7 +221,7 @@ impl AgentConfig {
 
     pub(crate) fn key(&self) -> LoopKey {
         let tools = !self.tools.is_empty();
-        let return_directly = tools && self.tools.iter().any(|t| self.is_return_directly(t.name()));
+        let return_directly = tools && self.return_directly.iter().any(|n| self.tool(n).is_some());
         LoopKey {
             tools,
             return_directly,
@@ -167,12 +233,47 @@ impl AgentConfig {
         Arc::ptr_eq(&self.tools, &other.tools)
     }
 
-    /// The first name held by two tools.
-    pub(crate) fn duplicate_tool(&self) -> Option<&str> {
-        let mut seen = std::collections::HashSet::with_capacity(self.tools.len());
-        self.tools
+    /// Checks the tools' names (valid, unique) unless they are known to be, and indexes
+    /// them: done once for the agent's own list, and for a run's list only when a handler
+    /// did more than narrow it.
+    pub(crate) fn check_tools(&mut self) -> Result<(), BuildError> {
+        if !matches!(self.catalog, Catalog::Unchecked) {
+            return Ok(());
+        }
+        let mut seen = HashSet::with_capacity(self.tools.len());
+        for name in self.tool_names() {
+            tool::check_name(name)?;
+            if !seen.insert(name) {
+                return Err(BuildError::DuplicateTool(name.to_owned()));
+            }
+        }
+        self.catalog = Catalog::Checked;
+        Ok(())
+    }
+
+    /// Checks the tools (see [`check_tools`](Self::check_tools)) and, if there are more
+    /// than a few, indexes them by name: for the agent's own list.
+    pub(crate) fn index_tools(&mut self) -> Result<(), BuildError> {
+        /// Up to this many tools, a scan finds a name faster than a hash.
+        const SCANNED: usize = 16;
+
+        self.check_tools()?;
+        if self.tools.len() <= SCANNED {
+            return Ok(());
+        }
+        let by_name = self
+            .tools
             .iter()
-            .map(Tool::name)
-            .find(|name| !seen.insert(*name))
+            .enumerate()
+            .map(|(at, tool)| (Arc::from(tool.name()), at))
+            .collect();
+        self.catalog = Catalog::Indexed {
+            index: Arc::new(ToolIndex {
+                tools: Arc::clone(&self.tools),
+                by_name,
+            }),
+            kept: None,
+        };
+        Ok(())
     }
 }

@@ -301,16 +301,15 @@ impl AgentBuilder {
     ///
     /// # Errors
     ///
-    /// Two tools with the same name, a tool whose parameter schema is not a valid JSON
-    /// Schema, a tool source with both lists or an unknown name in one, a zero iteration
+    /// Two tools with the same name, a tool name outside `^[a-zA-Z0-9_-]{1,64}$`
+    /// ([`tool::check_name`](crate::tool::check_name)), a tool whose parameter schema is
+    /// not a valid JSON Schema, a tool source with both lists or an unknown name in one, a zero iteration
     /// limit or a zero parallelism cap.
     pub fn build(mut self) -> Result<Agent, BuildError> {
         for set in std::mem::take(&mut self.tool_sets) {
             self.config.tools_mut().extend(set.into_tools()?);
         }
-        if let Some(name) = self.config.duplicate_tool() {
-            return Err(BuildError::DuplicateTool(name.to_owned()));
-        }
+        self.config.index_tools()?;
         if self.max_iterations == 0 {
             return Err(BuildError::ZeroIterations);
         }

@@ -59,14 +59,12 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
     let mut state = RunState::new(input);
     AgentRun::new(
         async_stream::try_stream! {
-            let config = chain.before_agent(&mut cx, agent.config.clone()).await?;
+            let mut config = chain.before_agent(&mut cx, agent.config.clone()).await?;
 
             let tool_infos: Arc<[Arc<ToolInfo>]> = if config.shares_tools_with(&agent.config) {
                 Arc::clone(&agent.tool_infos)
             } else {
-                if let Some(name) = config.duplicate_tool() {
-                    Err(AgentError::DuplicateTool { name: name.to_owned() })?;
-                }
+                config.check_tools().map_err(AgentError::Config)?;
                 config.tools().iter().map(Tool::shared_info).collect()
             };
             let graph = agent.variants.get(config.key());

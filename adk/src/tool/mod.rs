@@ -65,6 +65,8 @@ use serde_json::Value;
 use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
+use crate::BuildError;
+
 pub use self::error::{ToolError, ToolErrorKind};
 pub use self::output::{Finish, ToolOutput, ToolStream};
 pub use self::request::ToolRequest;
@@ -142,6 +144,48 @@ impl ToolInfo {
         self.parameters = openai::strict_schema(self.parameters);
         self
     }
+}
+
+/// The longest tool name providers accept.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// Checks a tool name against what chat-completion providers accept,
+/// `^[a-zA-Z0-9_-]{1,64}$`. The agent checks every tool's name when it is built, and again
+/// when a run's `before_agent` hooks add tools.
+///
+/// # Errors
+///
+/// [`BuildError::InvalidToolName`] saying what is wrong: empty, too long, or which
+/// character is not allowed.
+///
+/// # Example
+///
+/// ```
+/// use tower_adk::tool::check_name;
+///
+/// assert!(check_name("get_weather-v2").is_ok());
+/// assert!(check_name("").is_err());
+/// assert!(check_name("has space").is_err());
+/// assert!(check_name("météo").is_err());
+/// assert!(check_name(&"x".repeat(65)).is_err());
+/// ```
+pub fn check_name(name: &str) -> Result<(), BuildError> {
+    let reason = if name.is_empty() {
+        "it is empty"
+    } else if name.len() > MAX_NAME_LEN {
+        "it is longer than 64 characters"
+    } else if name
+        .bytes()
+        .any(|b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-'))
+    {
+        "only ASCII letters, digits, `_` and `-` are allowed"
+    } else {
+        return Ok(());
+    };
+    Err(BuildError::InvalidToolName {
+        name: name.to_owned(),
+        reason,
+    })
 }
 
 /// The boxed invoke service of a tool.
