@@ -59,6 +59,7 @@ pub mod handler;
 pub mod message;
 pub mod model;
 pub mod providers;
+mod run_shared;
 mod telemetry;
 pub mod testing;
 pub mod tool;

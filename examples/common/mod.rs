@@ -27,7 +27,10 @@ pub(crate) fn print_event(event: &AgentEvent) -> bool {
             ),
         },
         AgentEvent::Completed(result) => {
-            println!("\n  == done after {} model call(s)", result.iterations);
+            println!(
+                "\n  == done after {} turn(s), {} model call(s)",
+                result.iterations, result.model_calls
+            );
             return true;
         }
         _ => {}

@@ -137,3 +137,66 @@ async fn the_default_limit_is_twenty_model_calls() {
     );
     assert_eq!(model.calls(), 20);
 }
+
+/// Retries every failed model call once.
+#[derive(Clone)]
+struct RetryOnce;
+
+impl<E> tower::retry::Policy<tower_adk::ModelRequest, tower_adk::ModelResponse, E> for RetryOnce {
+    type Future = std::future::Ready<()>;
+
+    fn retry(
+        &mut self,
+        _: &mut tower_adk::ModelRequest,
+        result: &mut Result<tower_adk::ModelResponse, E>,
+    ) -> Option<Self::Future> {
+        result.is_err().then(|| std::future::ready(()))
+    }
+
+    fn clone_request(
+        &mut self,
+        request: &tower_adk::ModelRequest,
+    ) -> Option<tower_adk::ModelRequest> {
+        Some(request.clone())
+    }
+}
+
+#[tokio::test]
+async fn iterations_count_turns_and_model_calls_count_calls_of_the_model_service() {
+    // Turn 1 is answered by a `wrap_model` hook without the model; turn 2 by the model
+    // after one failed attempt that a retry layer repeats.
+    let model = ScriptedModel::new([Turn::error("overloaded"), Turn::text("done")]);
+    let agent = Agent::builder(model.clone())
+        .tool(echo_tool("echo"))
+        .build()
+        .unwrap();
+    let first = std::sync::atomic::AtomicBool::new(true);
+    let answers_first_turn = tower_adk::handlers::wrap_model(move |request, next| {
+        let answer_here = first.swap(false, std::sync::atomic::Ordering::SeqCst);
+        async move {
+            if answer_here {
+                let call = tower_adk::ToolCall::new("c1", "echo", json!({}));
+                Ok(tower_adk::ModelResponse::message(
+                    tower_adk::Message::assistant_with_calls("", vec![call]),
+                ))
+            } else {
+                next.run(request).await
+            }
+        }
+    });
+    let request = AgentRequest::user("go")
+        .with_handler(answers_first_turn)
+        .with_handler(tower_adk::handlers::model_layer(
+            tower::retry::RetryLayer::new(RetryOnce),
+        ));
+
+    let result = agent.run(request).await.unwrap();
+
+    assert_eq!(result.final_message.content(), "done");
+    assert_eq!(result.iterations, 2, "two turns of the loop");
+    assert_eq!(
+        result.model_calls, 2,
+        "the model service was called twice, both in turn 2"
+    );
+    assert_eq!(model.calls(), 2);
+}

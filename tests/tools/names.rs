@@ -142,7 +142,11 @@ fn a_narrowed_config_finds_exactly_the_tools_it_holds() {
         for i in 0..size + 2 {
             let name = format!("t{i}");
             let found = config.tool(&name);
-            assert_eq!(found.is_some(), held.contains(&name.as_str()), "{size}: {name}");
+            assert_eq!(
+                found.is_some(),
+                held.contains(&name.as_str()),
+                "{size}: {name}"
+            );
             assert!(found.is_none_or(|tool| tool.name() == name));
         }
     }

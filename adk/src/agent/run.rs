@@ -3,13 +3,13 @@ use std::future::{Future, IntoFuture};
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 
+use crate::run_shared::RunShared;
 use crate::telemetry::{self, InSpan};
 use crate::{AgentError, Finish, Locals, Message, Messages, Panicked, ToolCall, ToolError};
 
@@ -166,8 +166,19 @@ pub struct AgentResult {
     /// One record per tool execution, in the order of the calls: turn by turn, and in
     /// the model's order within a turn (as in the history), whatever order they finished in.
     pub tool_records: Vec<ToolRecord>,
-    /// How many model calls the run made.
+    /// How many iterations of the loop the run made: each is one model turn, one pass
+    /// through `before_model`, the `wrap_model` chain and `after_model`, however it was
+    /// answered (by the model, by a `wrap_model` hook that answered itself, or after
+    /// several attempts of a retrying wrapper). It is what
+    /// [`AgentBuilder::max_iterations`](super::AgentBuilder::max_iterations) bounds.
     pub iterations: usize,
+    /// How many times the agent's model service was called: at the inner end of the
+    /// `wrap_model` chain, so a turn that a `wrap_model` hook answered itself counts
+    /// none, and each attempt of a retrying wrapper (such as a
+    /// [`ModelLayer`](crate::handler::ModelLayer) retry) counts one. (Middleware built into
+    /// the model service itself, before it was given to the agent, is inside that one
+    /// call.)
+    pub model_calls: usize,
     /// The run-local values at the end of the run (e.g. filled slots).
     pub locals: Locals,
 }
@@ -202,24 +213,7 @@ pub struct AgentRun {
     /// `None` once the run's deadline passed: everything in flight was dropped.
     events: Option<InSpan<BoxStream<'static, Result<AgentEvent, AgentError>>>>,
     deadline: Deadline,
-    audience: Audience,
-}
-
-/// Whether anyone reads a run's events. Awaiting a run for its result says no one does
-/// from then on, and the run stops building them (only `Completed` is still sent):
-/// text deltas, messages, call and chunk events cost copies of their text.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Audience(Arc<AtomicBool>);
-
-impl Audience {
-    /// Whether the events are read.
-    pub(crate) fn listening(&self) -> bool {
-        !self.0.load(Ordering::Relaxed)
-    }
-
-    fn leave(&self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
+    audience: RunShared,
 }
 
 /// The whole-run deadline: armed on the first poll, inside the caller's runtime.
@@ -244,7 +238,7 @@ impl AgentRun {
     pub(crate) fn new(
         events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
         timeout: Option<Duration>,
-        audience: Audience,
+        audience: RunShared,
     ) -> Self {
         AgentRun {
             events: Some(InSpan::new(events.boxed(), telemetry::run_span())),

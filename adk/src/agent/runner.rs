@@ -7,10 +7,10 @@ use futures::StreamExt;
 use super::ToolFailurePolicy;
 use super::compile::{Outcome, Step};
 use super::exec::{self, BatchOptions, CallEvent};
-use super::run::Audience;
 use super::{AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun, RunStatus};
 use super::{DefaultExecutor, ToolRecord};
 use crate::handler::Chain;
+use crate::run_shared::RunShared;
 use crate::telemetry::{self, InSpan};
 use crate::{
     AgentError, Message, MessageAccumulator, Messages, ModelDelta, ModelRequest, RunContext,
@@ -47,7 +47,7 @@ fn model_request(
 
 pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
     let timeout = agent.run_timeout;
-    let audience = Audience::default();
+    let audience = RunShared::default();
     let listeners = audience.clone();
     // The run's state is one allocation per run, held by every run in flight: it is kept
     // small. A local that lives across more than one `yield` or `await` takes room in it
@@ -90,7 +90,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
 
                         let span = telemetry::model_span(iteration, tool_infos.len());
                         let response = InSpan::new(
-                            chain.model(model_request(&agent, &cx, &state, &tool_infos), agent.model.clone()),
+                            chain.model(model_request(&agent, &cx, &state, &tool_infos), (agent.model.clone(), audience.clone())),
                             span,
                         )
                         .await
@@ -245,6 +245,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
                 // The caller has usually dropped the events by now: then nothing is copied.
                 tool_records: records.into_iter().map(Arc::unwrap_or_clone).collect(),
                 iterations: iteration,
+                model_calls: audience.model_calls(),
                 locals: std::mem::take(cx.locals_mut()),
             }));
         },

@@ -10,6 +10,7 @@ use tower::{BoxError, ServiceExt};
 
 use super::{BoxHandler, DynHandler, HandlerError, Hook};
 use crate::model::SharedModel;
+use crate::run_shared::RunShared;
 use crate::{AgentConfig, ModelError, ModelRequest, ModelResponse, Panicked, RunContext, RunState};
 use crate::{Tool, ToolError, ToolErrorKind, ToolOutput, ToolRequest, ToolStream};
 
@@ -136,7 +137,8 @@ pub(crate) mod sealed {
 impl sealed::Seam for ModelSeam {
     type Request = ModelRequest;
     type Response = ModelResponse;
-    type Terminal = SharedModel;
+    /// The model, and the run that counts its calls.
+    type Terminal = (SharedModel, RunShared);
     const HOOK: Hook = Hook::WrapModel;
 
     fn wrap(
@@ -148,9 +150,10 @@ impl sealed::Seam for ModelSeam {
     }
 
     fn call(
-        model: SharedModel,
+        (model, run): (SharedModel, RunShared),
         request: ModelRequest,
     ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send {
+        run.count_model_call();
         model
             .call(request)
             .map_err(|e| match e.downcast::<ModelError>() {
@@ -331,7 +334,7 @@ impl Chain {
     pub(crate) fn model(
         &self,
         request: ModelRequest,
-        model: SharedModel,
+        model: (SharedModel, RunShared),
     ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send + 'static {
         self.next::<ModelSeam>(model).run(request)
     }
