@@ -43,7 +43,7 @@ fn role_filter() -> BoxHandler {
         tool.name()
             .bytes()
             .last()
-            .is_some_and(|digit| (digit - b'0') % 2 == 0)
+            .is_some_and(|digit| (digit - b'0').is_multiple_of(2))
     })
     .into()
 }

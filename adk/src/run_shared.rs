@@ -4,18 +4,38 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use crate::ModelRequest;
+use crate::model::{ModelFuture, SharedModel};
+
 /// What a run shares with whoever reads it and with its model calls, which may be polled
-/// on other tasks: whether its events are read, and how many times the model was called.
-#[derive(Debug, Clone, Default)]
+/// on other tasks: whether its events are read, the model, and how many times it was
+/// called. One allocation per run, and a thin pointer in every model call's future.
+#[derive(Debug, Clone)]
 pub struct RunShared(Arc<Shared>);
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Shared {
     unread: AtomicBool,
+    model: SharedModel,
     model_calls: AtomicUsize,
 }
 
 impl RunShared {
+    /// A run of this model.
+    pub(crate) fn new(model: SharedModel) -> Self {
+        RunShared(Arc::new(Shared {
+            unread: AtomicBool::new(false),
+            model,
+            model_calls: AtomicUsize::new(0),
+        }))
+    }
+
+    /// Calls the model once, counting the call.
+    pub(crate) fn call_model(&self, request: ModelRequest) -> ModelFuture {
+        self.0.model_calls.fetch_add(1, Ordering::Relaxed);
+        self.0.model.call(request)
+    }
+
     /// Whether the events are read. Awaiting a run for its result says no one does from
     /// then on, and the run stops building them (only `Completed` is still sent): text
     /// deltas, messages, call and chunk events cost copies of their text.
@@ -26,12 +46,6 @@ impl RunShared {
     /// No one reads the events from now on.
     pub(crate) fn leave(&self) {
         self.0.unread.store(true, Ordering::Relaxed);
-    }
-
-    /// Counts a call of the model service itself (at the inner end of the `wrap_model`
-    /// chain).
-    pub(crate) fn count_model_call(&self) {
-        self.0.model_calls.fetch_add(1, Ordering::Relaxed);
     }
 
     /// How many times the model service was called.

@@ -36,10 +36,16 @@ use super::executor::{SharedExecutor, ToolExecutor};
 #[derive(Debug, Clone, Default)]
 pub struct AgentConfig {
     instruction: Arc<str>,
-    tools: Arc<Vec<Tool>>,
+    tools: Arc<ToolList>,
     return_directly: Arc<BTreeSet<String>>,
     executor: Option<SharedExecutor>,
-    /// How the tools are found by name, and whether they need checking.
+}
+
+/// The tools, and how they are found by name. (Behind the config's one pointer: a run
+/// holds its config for its whole life, so the config stays small.)
+#[derive(Debug, Clone, Default)]
+struct ToolList {
+    tools: Vec<Tool>,
     catalog: Catalog,
 }
 
@@ -68,7 +74,7 @@ enum Catalog {
 /// The positions of a checked tool list's tools, by name.
 #[derive(Debug)]
 struct ToolIndex {
-    tools: Arc<Vec<Tool>>,
+    tools: Vec<Tool>,
     by_name: HashMap<Arc<str>, usize>,
 }
 
@@ -93,34 +99,35 @@ impl AgentConfig {
 
     /// The tools of the run.
     pub fn tools(&self) -> &[Tool] {
-        &self.tools
+        &self.tools.tools
     }
 
     /// The tools of the run, mutably (copied first if shared). A run whose list holds two
     /// tools with the same name, or a name outside `^[a-zA-Z0-9_-]{1,64}$`, fails when it
     /// starts with [`AgentError::Config`](crate::AgentError::Config).
     pub fn tools_mut(&mut self) -> &mut Vec<Tool> {
-        self.catalog = Catalog::Unchecked;
-        Arc::make_mut(&mut self.tools)
+        let list = Arc::make_mut(&mut self.tools);
+        list.catalog = Catalog::Unchecked;
+        &mut list.tools
     }
 
     /// The names of the tools, in order.
     pub fn tool_names(&self) -> impl Iterator<Item = &str> {
-        self.tools.iter().map(Tool::name)
+        self.tools().iter().map(Tool::name)
     }
 
     /// The tool with this name: found in an index when the list is long and is the
     /// agent's own or was only narrowed since (the common case of a role filter), else
     /// by a scan.
     pub fn tool(&self, name: &str) -> Option<&Tool> {
-        match &self.catalog {
+        match &self.tools.catalog {
             Catalog::Indexed { index, kept } => {
                 let at = *index.by_name.get(name)?;
                 kept.as_ref()
                     .is_none_or(|kept| kept[at])
                     .then(|| &index.tools[at])
             }
-            Catalog::Unchecked | Catalog::Checked => self.tools.iter().find(|t| t.name() == name),
+            Catalog::Unchecked | Catalog::Checked => self.tools().iter().find(|t| t.name() == name),
         }
     }
 
@@ -135,9 +142,9 @@ impl AgentConfig {
 
     /// Removes the tool with this name and returns it.
     pub fn remove_tool(&mut self, name: &str) -> Option<Tool> {
-        let index = self.tools.iter().position(|t| t.name() == name)?;
-        let removed = self.tools[index].clone();
-        let verdicts: Vec<bool> = (0..self.tools.len()).map(|at| at != index).collect();
+        let index = self.tools().iter().position(|t| t.name() == name)?;
+        let removed = self.tools()[index].clone();
+        let verdicts: Vec<bool> = (0..self.tools().len()).map(|at| at != index).collect();
         self.keep_where(&verdicts);
         Some(removed)
     }
@@ -145,11 +152,11 @@ impl AgentConfig {
     /// Keeps only the tools for which `keep` returns `true`. The list is copied only if a
     /// tool is actually removed.
     pub fn retain_tools(&mut self, mut keep: impl FnMut(&Tool) -> bool) {
-        let Some(first_removed) = self.tools.iter().position(|t| !keep(t)) else {
+        let Some(first_removed) = self.tools().iter().position(|t| !keep(t)) else {
             return;
         };
         // `keep` has seen the tools up to `first_removed`; ask it about the rest only.
-        let verdicts: Vec<bool> = (self.tools.iter().enumerate())
+        let verdicts: Vec<bool> = (self.tools().iter().enumerate())
             .map(|(at, tool)| at < first_removed || (at > first_removed && keep(tool)))
             .collect();
         self.keep_where(&verdicts);
@@ -158,7 +165,8 @@ impl AgentConfig {
     /// Keeps the tools whose verdict (one per tool, in order) is `true`. Narrowing keeps
     /// the names checked and the index: which indexed tools remain is updated.
     fn keep_where(&mut self, verdicts: &[bool]) {
-        if let Catalog::Indexed { index, kept } = &mut self.catalog {
+        let list = Arc::make_mut(&mut self.tools);
+        if let Catalog::Indexed { index, kept } = &mut list.catalog {
             // The list holds the indexed tools still kept, in the index's order.
             let mut at = 0;
             let now: Arc<[bool]> = (0..index.tools.len())
@@ -171,7 +179,7 @@ impl AgentConfig {
             *kept = Some(now);
         }
         let mut at = 0;
-        Arc::make_mut(&mut self.tools).retain(|_| {
+        list.tools.retain(|_| {
             at += 1;
             verdicts[at - 1]
         });
@@ -220,7 +228,7 @@ impl AgentConfig {
     }
 
     pub(crate) fn key(&self) -> LoopKey {
-        let tools = !self.tools.is_empty();
+        let tools = !self.tools().is_empty();
         let return_directly = tools && self.return_directly.iter().any(|n| self.tool(n).is_some());
         LoopKey {
             tools,
@@ -237,17 +245,17 @@ impl AgentConfig {
     /// them: done once for the agent's own list, and for a run's list only when a handler
     /// did more than narrow it.
     pub(crate) fn check_tools(&mut self) -> Result<(), BuildError> {
-        if !matches!(self.catalog, Catalog::Unchecked) {
+        if !matches!(self.tools.catalog, Catalog::Unchecked) {
             return Ok(());
         }
-        let mut seen = HashSet::with_capacity(self.tools.len());
+        let mut seen = HashSet::with_capacity(self.tools().len());
         for name in self.tool_names() {
             tool::check_name(name)?;
             if !seen.insert(name) {
                 return Err(BuildError::DuplicateTool(name.to_owned()));
             }
         }
-        self.catalog = Catalog::Checked;
+        Arc::make_mut(&mut self.tools).catalog = Catalog::Checked;
         Ok(())
     }
 
@@ -258,20 +266,15 @@ impl AgentConfig {
         const SCANNED: usize = 16;
 
         self.check_tools()?;
-        if self.tools.len() <= SCANNED {
+        if self.tools().len() <= SCANNED {
             return Ok(());
         }
-        let by_name = self
-            .tools
-            .iter()
-            .enumerate()
+        let tools = self.tools().to_vec();
+        let by_name = (tools.iter().enumerate())
             .map(|(at, tool)| (Arc::from(tool.name()), at))
             .collect();
-        self.catalog = Catalog::Indexed {
-            index: Arc::new(ToolIndex {
-                tools: Arc::clone(&self.tools),
-                by_name,
-            }),
+        Arc::make_mut(&mut self.tools).catalog = Catalog::Indexed {
+            index: Arc::new(ToolIndex { tools, by_name }),
             kept: None,
         };
         Ok(())

@@ -47,7 +47,7 @@ fn model_request(
 
 pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
     let timeout = agent.run_timeout;
-    let audience = RunShared::default();
+    let audience = RunShared::new(agent.model.clone());
     let listeners = audience.clone();
     // The run's state is one allocation per run, held by every run in flight: it is kept
     // small. A local that lives across more than one `yield` or `await` takes room in it
@@ -90,7 +90,7 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
 
                         let span = telemetry::model_span(iteration, tool_infos.len());
                         let response = InSpan::new(
-                            chain.model(model_request(&agent, &cx, &state, &tool_infos), (agent.model.clone(), audience.clone())),
+                            chain.model(model_request(&agent, &cx, &state, &tool_infos), audience.clone()),
                             span,
                         )
                         .await

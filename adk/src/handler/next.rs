@@ -9,7 +9,6 @@ use futures::{FutureExt, StreamExt, TryFutureExt};
 use tower::{BoxError, ServiceExt};
 
 use super::{BoxHandler, DynHandler, HandlerError, Hook};
-use crate::model::SharedModel;
 use crate::run_shared::RunShared;
 use crate::{AgentConfig, ModelError, ModelRequest, ModelResponse, Panicked, RunContext, RunState};
 use crate::{Tool, ToolError, ToolErrorKind, ToolOutput, ToolRequest, ToolStream};
@@ -137,8 +136,8 @@ pub(crate) mod sealed {
 impl sealed::Seam for ModelSeam {
     type Request = ModelRequest;
     type Response = ModelResponse;
-    /// The model, and the run that counts its calls.
-    type Terminal = (SharedModel, RunShared);
+    /// The run, which holds the model and counts its calls.
+    type Terminal = RunShared;
     const HOOK: Hook = Hook::WrapModel;
 
     fn wrap(
@@ -150,12 +149,10 @@ impl sealed::Seam for ModelSeam {
     }
 
     fn call(
-        (model, run): (SharedModel, RunShared),
+        run: RunShared,
         request: ModelRequest,
     ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send {
-        run.count_model_call();
-        model
-            .call(request)
+        run.call_model(request)
             .map_err(|e| match e.downcast::<ModelError>() {
                 Ok(e) => e as BoxError,
                 Err(e) => Box::new(ModelError::new(e)),
@@ -334,9 +331,9 @@ impl Chain {
     pub(crate) fn model(
         &self,
         request: ModelRequest,
-        model: (SharedModel, RunShared),
+        run: RunShared,
     ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send + 'static {
-        self.next::<ModelSeam>(model).run(request)
+        self.next::<ModelSeam>(run).run(request)
     }
 
     pub(crate) fn invoke(

@@ -39,7 +39,7 @@ use tower::BoxError;
 use tower::util::BoxCloneSyncService;
 
 pub use self::response::{MessageAccumulator, ModelDelta, ModelResponse};
-pub(crate) use self::shared::SharedModel;
+pub(crate) use self::shared::{ModelFuture, SharedModel};
 pub use self::usage::{Usage, UsageMeter};
 use crate::handler::Continuation;
 use crate::{Messages, ToolInfo};

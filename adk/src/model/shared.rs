@@ -20,10 +20,10 @@ use crate::Panicked;
 /// `oneshot`, as tower's dispatchers do. (A `BoxModel` would allocate for every clone,
 /// that is for every call.)
 #[derive(Clone)]
-pub struct SharedModel(Arc<dyn Fn(ModelRequest) -> ModelFuture + Send + Sync>);
+pub(crate) struct SharedModel(Arc<dyn Fn(ModelRequest) -> ModelFuture + Send + Sync>);
 
 /// The future of one call of a `SharedModel`.
-type ModelFuture = BoxFuture<'static, Result<ModelResponse, BoxError>>;
+pub(crate) type ModelFuture = BoxFuture<'static, Result<ModelResponse, BoxError>>;
 
 impl SharedModel {
     pub(crate) fn new<M>(model: M) -> Self
