@@ -47,7 +47,7 @@ fn transfer() -> Tool {
         "transfer",
         "Sends money",
         |_: ToolContext, t: Transfer| async move {
-            Ok::<_, std::convert::Infallible>(format!("sent {:.2} EUR to {}", t.amount, t.to))
+            Ok(format!("sent {:.2} EUR to {}", t.amount, t.to))
         },
     )
     .strict()

@@ -64,6 +64,14 @@ mod telemetry;
 pub mod testing;
 pub mod tool;
 
+// What every user needs with this crate, at the versions it uses: `futures` to read a
+// run's events, `serde` and `schemars` to derive a typed tool's arguments, `serde_json`
+// for schemas and arguments.
+pub use futures;
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
 pub use crate::agent::{
     Agent, AgentBuilder, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, AwaitRun,
     AwaitRunLayer, RunResult, RunStatus, ToolFailurePolicy, ToolRecord,

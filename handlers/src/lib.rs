@@ -83,6 +83,7 @@ mod revalidate;
 mod slots;
 mod stop_at_tool;
 mod task_completed;
+#[cfg(feature = "templates")]
 mod template;
 pub mod timeout;
 mod tool_filter;
@@ -109,6 +110,7 @@ pub use crate::stop_at_tool::{
     StopAtTool, StopAtToolBuildError, StopAtToolBuilder, StopToolNotCalled,
 };
 pub use crate::task_completed::{TaskCompleted, task_completed};
+#[cfg(feature = "templates")]
 pub use crate::template::{PromptTemplate, Resumed, TemplateError};
 pub use crate::timeout::{Timeouts, ToolTimeout};
 pub use crate::tool_filter::{ToolFilter, filter_tools};

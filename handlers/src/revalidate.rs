@@ -8,22 +8,26 @@ use serde_json::Value;
 ///
 /// The core validates the model's arguments before any wrapper runs; arguments changed
 /// after that are checked here again, so a rewrite cannot smuggle in what the schema
-/// forbids. A request made outside a run (no tool attached) is not checked.
+/// forbids. A request made outside a run (no tool attached) is not checked, nor is any
+/// request without the `validation` feature.
 pub(crate) fn revalidate(
     request: &ToolRequest,
     arguments: &Value,
     changed_by: &str,
 ) -> Result<(), ToolError> {
-    let Some(tool) = request.tool() else {
-        return Ok(());
-    };
-    tool.validate(arguments).map_err(|error| {
-        ToolError::new(
-            error.kind(),
-            format!(
-                "the arguments as changed by {changed_by} are invalid: {}",
-                error.message()
-            ),
-        )
-    })
+    #[cfg(not(feature = "validation"))]
+    let _ = (request, arguments, changed_by);
+    #[cfg(feature = "validation")]
+    if let Some(tool) = request.tool() {
+        return tool.validate(arguments).map_err(|error| {
+            ToolError::new(
+                error.kind(),
+                format!(
+                    "the arguments as changed by {changed_by} are invalid: {}",
+                    error.message()
+                ),
+            )
+        });
+    }
+    Ok(())
 }

@@ -52,7 +52,7 @@ fn forecast_tool(calls: &Arc<AtomicUsize>) -> Tool {
             calls.fetch_add(1, Ordering::SeqCst);
             async move {
                 let tenant = cx.extensions().get::<Tenant>().map_or("none", |t| t.0);
-                Ok::<_, std::convert::Infallible>(format!(
+                Ok(format!(
                     "{} {}: tenant={tenant} city={} country={:?} days={} units={:?}",
                     cx.tool_name(),
                     cx.call_id(),
@@ -64,4 +64,38 @@ fn forecast_tool(calls: &Arc<AtomicUsize>) -> Tool {
             }
         },
     )
+}
+
+/// The arguments of a typed tool, derived through the crates `tower_adk` re-exports: a
+/// user needs no `serde` or `schemars` of their own, nor to match their versions.
+#[derive(tower_adk::serde::Deserialize, tower_adk::schemars::JsonSchema)]
+#[serde(crate = "tower_adk::serde")]
+#[schemars(crate = "tower_adk::schemars")]
+struct Reexported {
+    /// A word.
+    word: String,
+}
+
+#[tokio::test]
+async fn a_typed_tool_derives_its_arguments_through_the_reexported_crates() {
+    let shout = tower_adk::Tool::typed(
+        "shout",
+        "Shouts a word",
+        |_: tower_adk::ToolContext, args: Reexported| async move { Ok(args.word.to_uppercase()) },
+    );
+
+    let output = shout
+        .invoke(tower_adk::ToolRequest::new(
+            "c1",
+            "shout",
+            tower_adk::serde_json::json!({"word": "hi"}),
+        ))
+        .await
+        .unwrap();
+
+    assert_eq!(output.content, "HI");
+    assert_eq!(
+        shout.info().parameters["required"],
+        tower_adk::serde_json::json!(["word"])
+    );
 }

@@ -1,7 +1,5 @@
 //! Typed tools exported in OpenAI's function-calling format, strict and not.
 
-use std::convert::Infallible;
-
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -27,7 +25,7 @@ fn lookup() -> Tool {
         "Finds shops near a place",
         |_: ToolContext, args: LookupArgs| async move {
             let Place { city, country } = args.place;
-            Ok::<_, Infallible>(format!("{city} {country:?} {:?}", args.limit))
+            Ok(format!("{city} {country:?} {:?}", args.limit))
         },
     )
 }

@@ -119,6 +119,7 @@ pub(crate) struct BatchOptions {
     /// The most calls at a time; `None` for all.
     pub(crate) parallel: Option<usize>,
     /// Whether arguments are checked against the tool's schema before the wrappers.
+    #[cfg(feature = "validation")]
     pub(crate) validate: bool,
     /// Whether the caller reads events: without, calls report only their records.
     pub(crate) events: bool,
@@ -140,6 +141,7 @@ fn run_call(
     let call = Call {
         returns_directly: tool.is_ok() && config.is_return_directly(&call.name),
         index,
+        #[cfg(feature = "validation")]
         validate: options.validate,
         listening: options.events,
         extensions: Arc::clone(extensions),
@@ -161,6 +163,7 @@ struct Call {
     /// Its place in the turn.
     index: usize,
     returns_directly: bool,
+    #[cfg(feature = "validation")]
     validate: bool,
     /// Whether the caller reads events: without, the call reports only its record.
     listening: bool,
@@ -246,6 +249,7 @@ fn stream_call(
 /// the tool seam.
 fn prepare(tool: Tool, call: &Call) -> Result<(Tool, ToolRequest), BoxError> {
     let arguments = parse_arguments(&call.call.arguments)?;
+    #[cfg(feature = "validation")]
     if call.validate {
         tool.validate(&arguments)?;
     }

@@ -127,6 +127,7 @@ impl Agent {
             max_iterations: DEFAULT_MAX_ITERATIONS,
             batch: BatchOptions {
                 parallel: None,
+                #[cfg(feature = "validation")]
                 validate: true,
                 events: true,
             },
@@ -258,7 +259,9 @@ impl AgentBuilder {
     /// yes). The check runs before any wrapper or the tool sees the call; arguments that
     /// fail it are answered with a model-visible [`ToolErrorKind::InvalidArguments`](crate::ToolErrorKind::InvalidArguments)
     /// result that gives the path and the reason of each problem, and the tool is not
-    /// called.
+    /// called. (Needs the `validation` feature, on by default; without it nothing is
+    /// checked.)
+    #[cfg(feature = "validation")]
     pub fn validate_arguments(mut self, validate: bool) -> Self {
         self.batch.validate = validate;
         self
@@ -316,6 +319,7 @@ impl AgentBuilder {
         if self.batch.parallel == Some(0) {
             return Err(BuildError::ZeroParallelism);
         }
+        #[cfg(feature = "validation")]
         for tool in self.config.tools() {
             if let Err(reason) = tool.validator() {
                 return Err(BuildError::InvalidSchema {

@@ -52,14 +52,17 @@ mod output;
 mod request;
 mod set;
 mod typed;
+#[cfg(feature = "validation")]
+mod validation;
 pub(crate) mod whole;
 
 use std::fmt;
 use std::future::Future;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+#[cfg(feature = "validation")]
+use std::sync::OnceLock;
 
 use futures::Stream;
-use jsonschema::Validator;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tower::util::BoxCloneSyncService;
@@ -203,7 +206,8 @@ pub struct Tool(Arc<ToolInner>);
 struct ToolInner {
     parts: Parts,
     /// The argument validator, compiled from the schema on first use.
-    validator: OnceLock<Result<Validator, String>>,
+    #[cfg(feature = "validation")]
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
 }
 
 /// What a tool is made of; changing a part makes a new tool.
@@ -313,78 +317,6 @@ impl Tool {
         self.0.parts.idempotent
     }
 
-    /// Checks arguments against the tool's JSON Schema.
-    ///
-    /// The loop does this for every call before any wrapper or the tool sees it (see
-    /// [`AgentBuilder::validate_arguments`](crate::AgentBuilder::validate_arguments)); a
-    /// wrapper that changes the arguments can check them again with it.
-    ///
-    /// # Errors
-    ///
-    /// A [`ToolErrorKind::InvalidArguments`] error listing each problem with its path in
-    /// the arguments, e.g. ``at `/city`: 42 is not of type "string"``; or a
-    /// [`ToolErrorKind::Failed`] error if the tool's own schema is not a valid JSON Schema.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use tower_adk::testing::text_tool;
-    /// use tower_adk::{ToolErrorKind, ToolInfo};
-    /// use serde_json::json;
-    ///
-    /// let tool = tower_adk::Tool::from_fn(
-    ///     ToolInfo::new("weather", "Weather in a city").parameters(json!({
-    ///         "type": "object",
-    ///         "properties": {"city": {"type": "string"}},
-    ///         "required": ["city"]
-    ///     })),
-    ///     |_| async { Ok::<_, std::convert::Infallible>("sunny") },
-    /// );
-    /// assert!(tool.validate(&json!({"city": "Oslo"})).is_ok());
-    /// let error = tool.validate(&json!({"city": 42})).unwrap_err();
-    /// assert_eq!(error.kind(), ToolErrorKind::InvalidArguments);
-    /// assert!(error.message().contains("/city"), "{error}");
-    /// ```
-    pub fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
-        let validator = self.validator().map_err(|reason| {
-            ToolError::new(
-                ToolErrorKind::Failed,
-                format!(
-                    "the parameter schema of tool `{}` is invalid: {reason}",
-                    self.name()
-                ),
-            )
-        })?;
-        // The common case, valid arguments, without collecting errors.
-        if validator.is_valid(arguments) {
-            return Ok(());
-        }
-        let problems: Vec<String> = validator
-            .iter_errors(arguments)
-            .map(|error| {
-                let path = error.instance_path().as_str();
-                let path = if path.is_empty() { "/" } else { path };
-                format!("at `{path}`: {}", reason(&error))
-            })
-            .collect();
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(ToolError::invalid_arguments(problems.join("; ")))
-        }
-    }
-
-    /// The compiled validator, or why the schema does not compile.
-    pub(crate) fn validator(&self) -> Result<&Validator, &str> {
-        self.0
-            .validator
-            .get_or_init(|| {
-                jsonschema::validator_for(&self.info().parameters).map_err(|e| e.to_string())
-            })
-            .as_ref()
-            .map_err(String::as_str)
-    }
-
     /// Wraps the tool in a tower layer, e.g. a timeout or a concurrency limit for this
     /// tool only. The layer is applied here, once per service of the tool (a tool that can
     /// both be invoked and stream has two, each with its own layer state), so its state (a
@@ -439,6 +371,7 @@ impl Tool {
     fn from_parts(parts: Parts) -> Self {
         Tool(Arc::new(ToolInner {
             parts,
+            #[cfg(feature = "validation")]
             validator: OnceLock::new(),
         }))
     }
@@ -524,26 +457,6 @@ impl fmt::Debug for Tool {
             .field("idempotent", &self.is_idempotent())
             .finish()
     }
-}
-
-/// Why a value failed validation, for the model. A value outside an `enum` is told every
-/// allowed value (the validator's own message elides all but a few), so the model can
-/// pick one.
-fn reason(error: &jsonschema::ValidationError<'_>) -> String {
-    let jsonschema::error::ValidationErrorKind::Enum { options } = error.kind() else {
-        return error.to_string();
-    };
-    let Some(options) = options.as_array().filter(|o| !o.is_empty()) else {
-        return error.to_string();
-    };
-    let mut allowed = String::new();
-    for (i, option) in options.iter().enumerate() {
-        if i > 0 {
-            allowed.push_str(if i + 1 == options.len() { " or " } else { ", " });
-        }
-        allowed.push_str(&option.to_string());
-    }
-    format!("{} is not one of {allowed}", error.instance())
 }
 
 fn box_invoke<S>(service: S) -> InvokeService

@@ -34,7 +34,7 @@
 //!     |cx: ToolContext, args: WeatherArgs| async move {
 //!         let tenant = cx.extensions().get::<Tenant>().map_or("?", |t| t.0);
 //!         let days = args.days.unwrap_or(0);
-//!         Ok::<_, std::convert::Infallible>(format!("{tenant}: sunny in {} in {days} days", args.city))
+//!         Ok(format!("{tenant}: sunny in {} in {days} days", args.city))
 //!     },
 //! );
 //! assert_eq!(weather.info().parameters["required"], json!(["city"]));
@@ -106,10 +106,11 @@ impl Tool {
     /// a `$ref` into `$defs`). Doc comments on `A`'s fields become the properties'
     /// descriptions. `A` should be a struct: models expect an object of arguments.
     ///
-    /// The function returns `Result<O, E>` where `O` converts into a [`ToolOutput`] (a
-    /// `String`, a `&str`, a `serde_json::Value`, or a `ToolOutput`; use
-    /// [`ToolOutput::json`] for any `Serialize` type) and `E` is any error; a
-    /// [`ToolError`] returned as `E` reaches the model as it is.
+    /// The function returns `Result<O, BoxError>` where `O` converts into a
+    /// [`ToolOutput`] (a `String`, a `&str`, a `serde_json::Value`, or a `ToolOutput`; use
+    /// [`ToolOutput::json`] for any `Serialize` type). The error type is fixed so that
+    /// `Ok(output)` needs no annotation, and `?` takes any error; a [`ToolError`] (given
+    /// as `Err(error.into())` or with `?`) reaches the model as it is.
     ///
     /// Arguments that do not deserialize into `A` (possible when validation is switched
     /// off with [`AgentBuilder::validate_arguments`](crate::AgentBuilder::validate_arguments),
@@ -140,7 +141,7 @@ impl Tool {
     /// }
     ///
     /// let add = Tool::typed("add", "Adds two integers", |_: ToolContext, args: AddArgs| async move {
-    ///     ToolOutput::json(&Sum { sum: args.a + args.b })
+    ///     Ok(ToolOutput::json(&Sum { sum: args.a + args.b })?)
     /// })
     /// .strict();
     ///
@@ -157,7 +158,7 @@ impl Tool {
     /// # Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
     /// # }).unwrap();
     /// ```
-    pub fn typed<A, F, Fut, O, E>(
+    pub fn typed<A, F, Fut, O>(
         name: impl Into<String>,
         description: impl Into<String>,
         f: F,
@@ -165,16 +166,15 @@ impl Tool {
     where
         A: DeserializeOwned + JsonSchema,
         F: Fn(ToolContext, A) -> Fut + Clone + Send + Sync + 'static,
-        Fut: Future<Output = Result<O, E>> + Send + 'static,
+        Fut: Future<Output = Result<O, BoxError>> + Send + 'static,
         O: Into<ToolOutput>,
-        E: Into<BoxError>,
     {
         let info = ToolInfo::new(name, description).parameters(arguments_schema::<A>());
         Tool::from_fn(info, move |request: ToolRequest| {
             let call = split::<A>(request).map(|(cx, args)| f(cx, args));
             async move {
                 match call {
-                    Ok(call) => call.await.map(Into::into).map_err(Into::into),
+                    Ok(call) => call.await.map(Into::into),
                     Err(error) => Err(BoxError::from(error)),
                 }
             }

@@ -1,0 +1,101 @@
+//! Checking a call's arguments against the tool's JSON Schema (feature `validation`, on
+//! by default).
+
+use jsonschema::Validator;
+use serde_json::Value;
+
+use super::{Tool, ToolError, ToolErrorKind};
+
+impl Tool {
+    /// Checks arguments against the tool's JSON Schema.
+    ///
+    /// The loop does this for every call before any wrapper or the tool sees it (see
+    /// [`AgentBuilder::validate_arguments`](crate::AgentBuilder::validate_arguments)); a
+    /// wrapper that changes the arguments can check them again with it.
+    ///
+    /// # Errors
+    ///
+    /// A [`ToolErrorKind::InvalidArguments`] error listing each problem with its path in
+    /// the arguments, e.g. ``at `/city`: 42 is not of type "string"``; or a
+    /// [`ToolErrorKind::Failed`] error if the tool's own schema is not a valid JSON Schema.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use tower_adk::testing::text_tool;
+    /// use tower_adk::{ToolErrorKind, ToolInfo};
+    /// use serde_json::json;
+    ///
+    /// let tool = tower_adk::Tool::from_fn(
+    ///     ToolInfo::new("weather", "Weather in a city").parameters(json!({
+    ///         "type": "object",
+    ///         "properties": {"city": {"type": "string"}},
+    ///         "required": ["city"]
+    ///     })),
+    ///     |_| async { Ok::<_, std::convert::Infallible>("sunny") },
+    /// );
+    /// assert!(tool.validate(&json!({"city": "Oslo"})).is_ok());
+    /// let error = tool.validate(&json!({"city": 42})).unwrap_err();
+    /// assert_eq!(error.kind(), ToolErrorKind::InvalidArguments);
+    /// assert!(error.message().contains("/city"), "{error}");
+    /// ```
+    pub fn validate(&self, arguments: &Value) -> Result<(), ToolError> {
+        let validator = self.validator().map_err(|reason| {
+            ToolError::new(
+                ToolErrorKind::Failed,
+                format!(
+                    "the parameter schema of tool `{}` is invalid: {reason}",
+                    self.name()
+                ),
+            )
+        })?;
+        // The common case, valid arguments, without collecting errors.
+        if validator.is_valid(arguments) {
+            return Ok(());
+        }
+        let problems: Vec<String> = validator
+            .iter_errors(arguments)
+            .map(|error| {
+                let path = error.instance_path().as_str();
+                let path = if path.is_empty() { "/" } else { path };
+                format!("at `{path}`: {}", reason(&error))
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ToolError::invalid_arguments(problems.join("; ")))
+        }
+    }
+
+    /// The compiled validator, or why the schema does not compile.
+    pub(crate) fn validator(&self) -> Result<&Validator, &str> {
+        self.0
+            .validator
+            .get_or_init(|| {
+                jsonschema::validator_for(&self.info().parameters).map_err(|e| e.to_string())
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}
+
+/// Why a value failed validation, for the model. A value outside an `enum` is told every
+/// allowed value (the validator's own message elides all but a few), so the model can
+/// pick one.
+fn reason(error: &jsonschema::ValidationError<'_>) -> String {
+    let jsonschema::error::ValidationErrorKind::Enum { options } = error.kind() else {
+        return error.to_string();
+    };
+    let Some(options) = options.as_array().filter(|o| !o.is_empty()) else {
+        return error.to_string();
+    };
+    let mut allowed = String::new();
+    for (i, option) in options.iter().enumerate() {
+        if i > 0 {
+            allowed.push_str(if i + 1 == options.len() { " or " } else { ", " });
+        }
+        allowed.push_str(&option.to_string());
+    }
+    format!("{} is not one of {allowed}", error.instance())
+}
