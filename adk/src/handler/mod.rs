@@ -34,7 +34,9 @@
 //!
 //! A hook that returns an error stops the run with [`AgentError::Handler`](crate::AgentError::Handler),
 //! which names the hook and the handler ([`Handler::name`]); no later handler of that hook
-//! runs, and after a failed `before_*` the model is not called. In the tool wrappers, a
+//! runs, and after a failed `before_*` the model is not called. A hook that panics is
+//! caught and fails its run the same way ([`HandlerError::is_panic`]); other runs,
+//! even those polled by the same task, go on. In the tool wrappers, a
 //! [`ToolError`](crate::ToolError) (such as a denial) or a tower timeout is a tool failure
 //! that the model sees, and the run goes on; any other error stops the run.
 //!
