@@ -22,7 +22,7 @@ pub enum OnLimit {
     #[default]
     EndRun,
     /// Fail the run with a [`CallLimitExceeded`] error (inside
-    /// [`AgentError::Handler`](tower_adk::AgentError::Handler)).
+    /// [`AgentError::Handler`](adk::AgentError::Handler)).
     Error,
     /// Answer each tool call over the limit with a model-visible
     /// [`ToolErrorKind::LimitReached`] result and go on. For the model-call limit this

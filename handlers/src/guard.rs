@@ -23,7 +23,7 @@ use crate::{
 /// # Order
 ///
 /// Register the guard first (outermost), e.g. in the agent's first
-/// [`HandlerLayer`](tower_adk::HandlerLayer), so that every other tool wrapper runs inside it.
+/// [`HandlerLayer`](adk::HandlerLayer), so that every other tool wrapper runs inside it.
 /// Then each call, invoked or streamed, goes:
 ///
 /// ```text

@@ -30,7 +30,7 @@ pub struct MapArguments {
 /// extensions into the arguments.
 ///
 /// After the closure, the arguments are checked against the tool's schema again (even if
-/// the agent does not validate the model's arguments); if they fail, the model sees an [`InvalidArguments`](tower_adk::ToolErrorKind::InvalidArguments) error and
+/// the agent does not validate the model's arguments); if they fail, the model sees an [`InvalidArguments`](adk::ToolErrorKind::InvalidArguments) error and
 /// the tool is not called. To refuse a call, use a [policy](crate::policy).
 ///
 /// # Order

@@ -1,6 +1,6 @@
 //! The `Handler` impl shared by the handlers that only change what a tool call returns.
 
-/// Implements [`Handler`](tower_adk::Handler) for a type with `output(&self, ToolOutput) ->
+/// Implements [`Handler`](adk::Handler) for a type with `output(&self, ToolOutput) ->
 /// ToolOutput` and `stream(&self, ToolStream) -> ToolStream` methods: each tool call runs,
 /// then its output or stream goes through them. `$name` is the handler's name, an
 /// expression over `self`.

@@ -18,7 +18,7 @@ use adk::{ModelResponse, RunContext, RunState, Tool, ToolInfo, ToolOutput, ToolR
 ///   (in `before_agent`), replacing any tool of that name. Its result, which the model
 ///   never needs, is a neutral `"ok"`.
 /// - **Called with text** ("Your table is booked."): the turn's other tool calls still
-///   run, then the run completes ([`RunStatus::Completed`](tower_adk::RunStatus::Completed))
+///   run, then the run completes ([`RunStatus::Completed`](adk::RunStatus::Completed))
 ///   with that text as its final message (an assistant message), without another model
 ///   call (the tool finishes the run with [`Finish::WithTurnText`]).
 /// - **Called without text**: the turn's other calls run, then the model is called once

@@ -37,7 +37,7 @@ use serde_json::Value;
 pub enum Approval {
     /// Run the call as it is.
     Approve,
-    /// Do not run the call; the model sees a [`Denied`](tower_adk::ToolErrorKind::Denied)
+    /// Do not run the call; the model sees a [`Denied`](adk::ToolErrorKind::Denied)
     /// tool error with this reason.
     Reject(String),
     /// Run the call with these arguments instead, checked against the tool's schema

@@ -33,12 +33,12 @@ use serde_json::Value;
 pub enum Decision {
     /// Run the call as it is.
     Allow,
-    /// Do not run the call; the model sees a [`Denied`](tower_adk::ToolErrorKind::Denied)
+    /// Do not run the call; the model sees a [`Denied`](adk::ToolErrorKind::Denied)
     /// tool error with this reason.
     Deny(String),
     /// Run the call with these arguments instead. They are checked against the tool's
     /// schema first; invalid ones give the model an
-    /// [`InvalidArguments`](tower_adk::ToolErrorKind::InvalidArguments) error and the tool is
+    /// [`InvalidArguments`](adk::ToolErrorKind::InvalidArguments) error and the tool is
     /// not called.
     Rewrite(Value),
     /// Ask the gate's approver, giving this reason; without an approver, the call is

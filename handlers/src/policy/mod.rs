@@ -23,8 +23,8 @@ use crate::revalidate::revalidate;
 /// | decision | the tool | the model sees |
 /// |----------|----------|----------------|
 /// | [`Allow`](Decision::Allow) | runs as called | its output |
-/// | [`Deny`](Decision::Deny) | is not called | a [`Denied`](tower_adk::ToolErrorKind::Denied) error with the reason |
-/// | [`Rewrite`](Decision::Rewrite) | runs with the new arguments, once they pass the tool's schema | its output, or an [`InvalidArguments`](tower_adk::ToolErrorKind::InvalidArguments) error (tool not called) |
+/// | [`Deny`](Decision::Deny) | is not called | a [`Denied`](adk::ToolErrorKind::Denied) error with the reason |
+/// | [`Rewrite`](Decision::Rewrite) | runs with the new arguments, once they pass the tool's schema | its output, or an [`InvalidArguments`](adk::ToolErrorKind::InvalidArguments) error (tool not called) |
 /// | [`Ask`](Decision::Ask) | runs if the [approver](PolicyGate::approver) approves (possibly with edited arguments, re-checked like a rewrite) | its output, or a `Denied` error with the approver's reason |
 ///
 /// Until runs can be interrupted and resumed, "ask" is answered by an async approver

@@ -6,8 +6,8 @@
 //! from this handler inward, with the same request. The model sees one result per call:
 //! the first success, or the last failure when the policy gives up.
 //!
-//! Only tools marked [idempotent](tower_adk::Tool::idempotent) are retried, and only on
-//! [`Failed`](tower_adk::ToolErrorKind::Failed) and [`Timeout`](tower_adk::ToolErrorKind::Timeout)
+//! Only tools marked [idempotent](adk::Tool::idempotent) are retried, and only on
+//! [`Failed`](adk::ToolErrorKind::Failed) and [`Timeout`](adk::ToolErrorKind::Timeout)
 //! errors; see [`RetryPolicy`] for the rules.
 //!
 //! # Streamed calls

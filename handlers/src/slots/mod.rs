@@ -26,7 +26,7 @@ type FinishFn = Arc<dyn Fn(&SlotValues) -> Message + Send + Sync>;
 /// parameter schema fits the slot: a string, a boolean, a number, or a string `enum` of
 /// the allowed values. The loop checks each call's arguments against it, so a value
 /// outside a categorical slot's allowed set is a model-visible
-/// [`InvalidArguments`](tower_adk::ToolErrorKind::InvalidArguments) error naming every allowed
+/// [`InvalidArguments`](adk::ToolErrorKind::InvalidArguments) error naming every allowed
 /// value, and the model can try again (the tool checks the value too, for agents that
 /// turn the loop's check off).
 ///
@@ -41,7 +41,7 @@ type FinishFn = Arc<dyn Fn(&SlotValues) -> Message + Send + Sync>;
 /// The values are kept in the run-local values under [`SlotValues::LOCALS_KEY`]
 /// (`"slots"`), refreshed before each model call and when the run ends, so the run's
 /// result has them: read them with [`SlotValues::from_locals`] on
-/// [`AgentResult::locals`](tower_adk::AgentResult::locals). The
+/// [`AgentResult::locals`](adk::AgentResult::locals). The
 /// [`PromptTemplate`](crate::PromptTemplate) handler shows the current values to its
 /// template as `slots`.
 ///

@@ -103,7 +103,7 @@ impl SlotValues {
         SlotValues::default()
     }
 
-    /// The slot values stored in a run's locals (e.g. [`AgentResult::locals`](tower_adk::AgentResult::locals)),
+    /// The slot values stored in a run's locals (e.g. [`AgentResult::locals`](adk::AgentResult::locals)),
     /// or none if there are none.
     ///
     /// # Errors

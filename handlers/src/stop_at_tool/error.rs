@@ -44,7 +44,7 @@ pub enum StopAtToolBuildError {
 /// calling one, or (in the until-success form) without a call that succeeded, or
 /// something else ended the run first.
 ///
-/// It is the source of the run's [`AgentError::Handler`](tower_adk::AgentError::Handler), from the
+/// It is the source of the run's [`AgentError::Handler`](adk::AgentError::Handler), from the
 /// `after_agent` hook of the [`StopAtTool`](super::StopAtTool) handler.
 ///
 /// # Example

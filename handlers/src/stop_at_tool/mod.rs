@@ -24,17 +24,17 @@ pub use self::error::{StopAtToolBuildError, StopToolNotCalled};
 ///   completes with the stop call's result (a [`Message::Tool`]) as its final message,
 ///   without another model call. A call that fails (a tool error, invalid arguments, a
 ///   denial) ends the run too: the final message is then the failure the model would have
-///   read (a tool message with `is_error` set), and the call's [record](tower_adk::ToolRecord)
+///   read (a tool message with `is_error` set), and the call's [record](adk::ToolRecord)
 ///   holds the error. In this form the call is the answer, whatever its outcome; to let
 ///   the model correct a failed call, use the until-success form. The stop tools are made
-///   [return-directly](tower_adk::AgentConfig::set_return_directly) in the run.
+///   [return-directly](adk::AgentConfig::set_return_directly) in the run.
 /// - **Until success** ([`until_success`](StopAtToolBuilder::until_success)): only a
 ///   successful call ends the run. The tool wrappers mark its output, invoked or
 ///   streamed, with [`Finish::WithResult`] (a streamed call finishes if its stream ends
 ///   without an error); an output that already says how it finishes keeps its own
 ///   [`Finish`]. A failed call is a tool result the model reads, and the model can try
-///   again, as often as the agent's [max iterations](tower_adk::AgentBuilder::max_iterations)
-///   allow (then the run fails with [`AgentError::MaxIterations`](tower_adk::AgentError::MaxIterations)).
+///   again, as often as the agent's [max iterations](adk::AgentBuilder::max_iterations)
+///   allow (then the run fails with [`AgentError::MaxIterations`](adk::AgentError::MaxIterations)).
 ///   In this form the stop tools are *not* return-directly in the run, even if the agent
 ///   made them so, since a failed call would then end it.
 ///
@@ -43,7 +43,7 @@ pub use self::error::{StopAtToolBuildError, StopToolNotCalled};
 /// If the run ends without stopping at a stop tool (the model answers without calling
 /// one, or, in the until-success form, without a call that succeeded; or another tool's
 /// [`Finish`] or the agent's failure policy ends it first), the run fails with a
-/// [`StopToolNotCalled`] error, the source of an [`AgentError::Handler`](tower_adk::AgentError::Handler)
+/// [`StopToolNotCalled`] error, the source of an [`AgentError::Handler`](adk::AgentError::Handler)
 /// from this handler's `after_agent` hook. That hook runs once, when the run is about to
 /// complete, whatever ended it, so it catches every way of ending (an `after_model` check
 /// would see only plain answers). The model's last reply has already reached the caller

@@ -2,7 +2,7 @@
 //! chunks of streamed calls, with a default and per-tool values.
 //!
 //! A call that runs out of time is cancelled (its future or stream is dropped) and the
-//! model gets a [`ToolErrorKind::Timeout`](tower_adk::ToolErrorKind::Timeout) result that says
+//! model gets a [`ToolErrorKind::Timeout`](adk::ToolErrorKind::Timeout) result that says
 //! which limit fired and its duration, e.g. `error (timeout): idle timeout: no output for
 //! 5s; the call was cancelled`. The run goes on.
 //!
