@@ -49,6 +49,26 @@ struct ToolList {
     catalog: Catalog,
 }
 
+impl ToolList {
+    /// Marks the indexed tools whose verdict (one per tool of the list, in order) is
+    /// `false` as gone; the caller removes them from the list.
+    fn unindex(&mut self, verdicts: &[bool]) {
+        let Catalog::Indexed { index, kept } = &mut self.catalog else {
+            return;
+        };
+        // The list holds the indexed tools still kept, in the index's order.
+        let mut at = 0;
+        let now: Arc<[bool]> = (0..index.tools.len())
+            .map(|indexed| {
+                let held = kept.as_ref().is_none_or(|kept| kept[indexed]);
+                at += usize::from(held);
+                held && verdicts[at - 1]
+            })
+            .collect();
+        *kept = Some(now);
+    }
+}
+
 /// What is known of the tool list without looking at it again: whether its names were
 /// checked (valid and unique), and an index to find a tool by name without a scan.
 ///
@@ -143,10 +163,12 @@ impl AgentConfig {
     /// Removes the tool with this name and returns it.
     pub fn remove_tool(&mut self, name: &str) -> Option<Tool> {
         let index = self.tools().iter().position(|t| t.name() == name)?;
-        let removed = self.tools()[index].clone();
-        let verdicts: Vec<bool> = (0..self.tools().len()).map(|at| at != index).collect();
-        self.keep_where(&verdicts);
-        Some(removed)
+        let list = Arc::make_mut(&mut self.tools);
+        if let Catalog::Indexed { .. } = list.catalog {
+            let verdicts: Vec<bool> = (0..list.tools.len()).map(|at| at != index).collect();
+            list.unindex(&verdicts);
+        }
+        Some(list.tools.remove(index))
     }
 
     /// Keeps only the tools for which `keep` returns `true`. The list is copied only if a
@@ -156,33 +178,23 @@ impl AgentConfig {
             return;
         };
         // `keep` has seen the tools up to `first_removed`; ask it about the rest only.
-        let verdicts: Vec<bool> = (self.tools().iter().enumerate())
-            .map(|(at, tool)| at < first_removed || (at > first_removed && keep(tool)))
-            .collect();
-        self.keep_where(&verdicts);
-    }
-
-    /// Keeps the tools whose verdict (one per tool, in order) is `true`. Narrowing keeps
-    /// the names checked and the index: which indexed tools remain is updated.
-    fn keep_where(&mut self, verdicts: &[bool]) {
-        let list = Arc::make_mut(&mut self.tools);
-        if let Catalog::Indexed { index, kept } = &mut list.catalog {
-            // The list holds the indexed tools still kept, in the index's order.
-            let mut at = 0;
-            let now: Arc<[bool]> = (0..index.tools.len())
-                .map(|indexed| {
-                    let held = kept.as_ref().is_none_or(|kept| kept[indexed]);
-                    at += usize::from(held);
-                    held && verdicts[at - 1]
-                })
-                .collect();
-            *kept = Some(now);
-        }
         let mut at = 0;
-        list.tools.retain(|_| {
+        let mut verdict = move |tool: &Tool| {
             at += 1;
-            verdicts[at - 1]
-        });
+            at - 1 < first_removed || (at - 1 > first_removed && keep(tool))
+        };
+        let list = Arc::make_mut(&mut self.tools);
+        if let Catalog::Indexed { .. } = list.catalog {
+            let verdicts: Vec<bool> = list.tools.iter().map(verdict).collect();
+            list.unindex(&verdicts);
+            let mut at = 0;
+            list.tools.retain(|_| {
+                at += 1;
+                verdicts[at - 1]
+            });
+        } else {
+            list.tools.retain(|tool| verdict(tool));
+        }
     }
 
     /// The names of the tools whose result ends the run.
