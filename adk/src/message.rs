@@ -163,6 +163,20 @@ impl Message {
     pub fn is_assistant(&self) -> bool {
         matches!(self, Message::Assistant { .. })
     }
+
+    /// Whether this is a tool result that reports a failure (the model reads it as an
+    /// error); `false` for every other message.
+    ///
+    /// ```
+    /// use tower_adk::Message;
+    ///
+    /// assert!(Message::tool_error("c1", "search", "timed out").is_error());
+    /// assert!(!Message::tool("c1", "search", "found").is_error());
+    /// assert!(!Message::user("hi").is_error());
+    /// ```
+    pub fn is_error(&self) -> bool {
+        matches!(self, Message::Tool { is_error: true, .. })
+    }
 }
 
 /// A model's request to call one tool.

@@ -2,6 +2,7 @@
 //!
 //! | constructor | hook | what it does |
 //! |-------------|------|--------------|
+//! | [`before_agent`] / [`after_agent`] | `before_agent` / `after_agent` | rewrites the run's config at its start, or acts on its end, with a closure that sees the run context |
 //! | [`instruction`] / [`instruction_fn`] | `before_agent` | sets the instruction, statically or from the run's extensions |
 //! | [`add_tools`] | `before_agent` | adds tools to the run |
 //! | [`filter_tools`] | `before_agent` | keeps only the tools a closure allows (e.g. by the caller's role) |
@@ -80,6 +81,7 @@ mod policy;
 pub mod retry;
 mod return_directly;
 mod revalidate;
+mod run_hooks;
 mod slots;
 mod stop_at_tool;
 mod task_completed;
@@ -105,6 +107,7 @@ pub use crate::policy::{
 };
 pub use crate::retry::{RetryPolicy, ToolRetry};
 pub use crate::return_directly::{ReturnDirectly, return_directly};
+pub use crate::run_hooks::{AfterAgentFn, BeforeAgentFn, after_agent, before_agent};
 pub use crate::slots::{Slot, SlotError, SlotFilling, SlotKind, SlotValue, SlotValues};
 pub use crate::stop_at_tool::{
     StopAtTool, StopAtToolBuildError, StopAtToolBuilder, StopToolNotCalled,

@@ -205,13 +205,7 @@ async fn events_of_calls_run_by_a_custom_executor_reach_the_caller() {
         .collect()
         .await;
 
-    let chunks: Vec<_> = events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::ToolOutputChunk { chunk, .. } => Some(chunk.as_str()),
-            _ => None,
-        })
-        .collect();
+    let chunks: Vec<_> = events.iter().filter_map(AgentEvent::output_chunk).collect();
     assert_eq!(chunks, ["a", "b", "c"]);
     let results = events
         .iter()

@@ -29,14 +29,12 @@ fn calls_of(tool: &str, n: usize) -> Vec<ToolCall> {
 fn tool_results(messages: &[Message]) -> Vec<(String, String, bool)> {
     messages
         .iter()
-        .filter_map(|m| match m {
-            Message::Tool {
-                call_id,
-                content,
-                is_error,
-                ..
-            } => Some((call_id.clone(), content.clone(), *is_error)),
-            _ => None,
+        .filter_map(|m| {
+            Some((
+                m.tool_call_id()?.to_owned(),
+                m.content().to_owned(),
+                m.is_error(),
+            ))
         })
         .collect()
 }

@@ -70,13 +70,7 @@ async fn run(
 
 /// The text streamed by the model during a run.
 fn streamed_text(events: &[AgentEvent]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::TextDelta(text) => Some(text.as_str()),
-            _ => None,
-        })
-        .collect()
+    events.iter().filter_map(AgentEvent::text_delta).collect()
 }
 
 /// The `OpenAiError` a failed run ended with.

@@ -99,13 +99,7 @@ async fn run_one(
 
 /// The output chunks of the run's tool calls, in order.
 fn chunks_of(events: &[AgentEvent]) -> Vec<&str> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            AgentEvent::ToolOutputChunk { chunk, .. } => Some(chunk.as_str()),
-            _ => None,
-        })
-        .collect()
+    events.iter().filter_map(AgentEvent::output_chunk).collect()
 }
 
 #[test]

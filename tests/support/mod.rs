@@ -5,15 +5,13 @@
 
 use std::sync::{Arc, Mutex};
 
-use tower_adk::{Message, ModelRequest};
+use tower_adk::ModelRequest;
 
 /// The tool result that answers `call_id` in a model request, as `(content, is_error)`.
 pub(crate) fn tool_result(request: &ModelRequest, call_id: &str) -> (String, bool) {
     match request.messages.tool_result(call_id) {
-        Some(Message::Tool {
-            content, is_error, ..
-        }) => (content.clone(), *is_error),
-        _ => panic!("no tool result for {call_id} in {request:?}"),
+        Some(result) => (result.content().to_owned(), result.is_error()),
+        None => panic!("no tool result for {call_id} in {request:?}"),
     }
 }
 

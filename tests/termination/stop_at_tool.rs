@@ -88,10 +88,7 @@ async fn on_call_a_failed_stop_call_ends_the_run_with_the_failure() {
     assert_eq!(model.calls(), 1, "the failed call is the answer: no retry");
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(result.final_message.tool_call_id(), Some("c1"));
-    assert!(matches!(
-        result.final_message,
-        Message::Tool { is_error: true, .. }
-    ));
+    assert!(result.final_message.is_error());
     assert!(
         result
             .final_message

@@ -55,6 +55,34 @@ pub enum AgentEvent {
     Completed(Box<AgentResult>),
 }
 
+impl AgentEvent {
+    /// The text of a [`TextDelta`](AgentEvent::TextDelta); `None` for other events.
+    pub fn text_delta(&self) -> Option<&str> {
+        match self {
+            AgentEvent::TextDelta(text) => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The chunk of a [`ToolOutputChunk`](AgentEvent::ToolOutputChunk); `None` for other
+    /// events.
+    ///
+    /// ```
+    /// use tower_adk::AgentEvent;
+    ///
+    /// let events = [AgentEvent::TextDelta("Hel".into()), AgentEvent::TextDelta("lo".into())];
+    /// let text: String = events.iter().filter_map(AgentEvent::text_delta).collect();
+    /// assert_eq!(text, "Hello");
+    /// assert!(events.iter().all(|e| e.output_chunk().is_none()));
+    /// ```
+    pub fn output_chunk(&self) -> Option<&str> {
+        match self {
+            AgentEvent::ToolOutputChunk { chunk, .. } => Some(chunk),
+            _ => None,
+        }
+    }
+}
+
 /// The record of one tool execution.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -181,6 +209,13 @@ pub struct AgentResult {
     pub model_calls: usize,
     /// The run-local values at the end of the run (e.g. filled slots).
     pub locals: Locals,
+}
+
+impl AgentResult {
+    /// The record of the tool call with this id, if the run made it.
+    pub fn tool_record(&self, call_id: &str) -> Option<&ToolRecord> {
+        self.tool_records.iter().find(|r| r.call_id == call_id)
+    }
 }
 
 /// A run of an agent: a stream of [`AgentEvent`]s that can also be awaited to its final

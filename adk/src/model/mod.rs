@@ -44,7 +44,29 @@ pub use self::usage::{Usage, UsageMeter};
 use crate::handler::Continuation;
 use crate::{Messages, ToolInfo};
 
-/// A model service, boxed: one type for any model, e.g. to pick one at run time.
+/// A model service, boxed: one type for any model, e.g. to pick one at run time or to
+/// keep models in a struct. Box a model whose error is not already a `BoxError` with
+/// `map_err(Into::into)`.
+///
+/// # Example
+///
+/// ```
+/// use tower::ServiceExt;
+/// use tower_adk::testing::{ScriptedModel, Turn};
+/// use tower_adk::{Agent, AgentRequest, BoxModel};
+///
+/// fn model(fast: bool) -> BoxModel {
+///     let turn = if fast { "fast" } else { "careful" };
+///     BoxModel::new(ScriptedModel::new([Turn::text(turn)]).map_err(Into::into))
+/// }
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let agent = Agent::builder(model(true)).build()?;
+/// let result = agent.run(AgentRequest::user("hi")).await?;
+/// assert_eq!(result.final_message.content(), "fast");
+/// # Ok::<_, tower_adk::BoxError>(())
+/// # }).unwrap();
+/// ```
 pub type BoxModel = BoxCloneSyncService<ModelRequest, ModelResponse, BoxError>;
 
 /// Whether and how the model may call tools in one call.
