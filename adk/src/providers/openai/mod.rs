@@ -114,7 +114,7 @@
 
 mod config;
 mod error;
-mod sse;
+pub mod sse;
 mod wire;
 
 use std::fmt;
