@@ -60,7 +60,7 @@ impl ChunkDecoder {
     /// calls.
     pub fn decode(
         &mut self,
-        event: &SseEvent,
+        event: &SseEvent<'_>,
         out: &mut impl Extend<ModelDelta>,
     ) -> Result<Flow, OpenAiError> {
         let data = event.data().trim();
