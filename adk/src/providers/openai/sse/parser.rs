@@ -46,6 +46,26 @@ impl SseEvent<'_> {
 /// most 8 MiB for the event being read: a server that sends more without ending the
 /// event gets an error, not our memory.
 ///
+/// # Example
+///
+/// ```
+/// use tower_adk::providers::openai::sse::SseParser;
+///
+/// let mut parser = SseParser::new();
+/// parser.feed(b"data: {\"a\":");
+/// assert!(parser.next_event()?.is_none(), "not complete yet");
+/// parser.feed(b"1}\n\n: keep-alive\n\nevent: error\ndata: x\r\ndata: y\r\n\r\ndata: [DONE]");
+///
+/// let event = parser.next_event()?.expect("a complete event");
+/// assert_eq!((event.event(), event.data()), ("", r#"{"a":1}"#));
+/// let event = parser.next_event()?.expect("a complete event");
+/// assert_eq!((event.event(), event.data()), ("error", "x\ny"));
+/// assert!(parser.next_event()?.is_none(), "the last event has no blank line yet");
+/// // The body ended: what is left is the last event.
+/// assert_eq!(parser.finish().expect("the last event").data(), "[DONE]");
+/// # Ok::<_, tower_adk::providers::openai::OpenAiError>(())
+/// ```
+///
 /// # Differences from the specification
 ///
 /// A lone CR does not end a line, it stays in the line: chat completion servers end
