@@ -73,6 +73,10 @@
 //! with a whole JSON reply is read as a whole reply. Only the first choice is read; a
 //! refusal is read as text; reasoning fields are ignored.
 //!
+//! The stream is read by the two pieces of [`sse`]: [`SseParser`](sse::SseParser) cuts
+//! the body into events without copying them, [`ChunkDecoder`](sse::ChunkDecoder) turns
+//! each chunk into deltas. They are public, for providers that bring their own transport.
+//!
 //! Tool-call arguments are kept as the raw text the model produced, valid JSON or not:
 //! the agent's loop parses them when the call runs and answers malformed ones with an
 //! invalid-arguments tool result that the model reads and can correct.
@@ -114,7 +118,7 @@
 
 mod config;
 mod error;
-mod sse;
+pub mod sse;
 mod wire;
 
 use std::fmt;

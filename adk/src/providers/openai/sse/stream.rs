@@ -1,18 +1,3 @@
-//! Streamed replies: server-sent events in, [`ModelDelta`]s out.
-//!
-//! Three layers, each small:
-//!
-//! - [`SseParser`] cuts the body's bytes into events (`data:` lines up to a blank line,
-//!   comments and other fields skipped), whatever the chunking of the bytes;
-//! - [`ChunkDecoder`] reads each event's JSON: text deltas, tool-call fragments keyed by
-//!   their index, usage, `[DONE]`, error chunks;
-//! - [`DeltaStream`] drives both over the body and records the usage when `[DONE]`
-//!   arrives.
-//!
-//! The SSE framing that OpenAI-compatible servers use is small enough that a parser of
-//! our own (about forty lines) is simpler than a dependency, and it lets us bound the
-//! memory a server can make us hold and tell a clean end of the body from a cut one.
-
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -20,247 +5,10 @@ use std::task::{Context, Poll, ready};
 use futures::Stream;
 use pin_project_lite::pin_project;
 
-use super::error::OpenAiError;
-use super::wire::{ChatChunk, WireCallIn, WireFunctionIn};
+use super::{ChunkDecoder, Flow, SseParser};
 use crate::ModelDelta;
-use crate::model::{Usage, UsageMeter};
-
-/// The longest line (or event) a server may send: 8 MiB.
-const MAX_EVENT_BYTES: usize = 8 << 20;
-
-/// The most tool calls one streamed reply may open.
-const MAX_TOOL_CALLS: usize = 1024;
-
-/// One server-sent event.
-#[derive(Debug, Default, PartialEq)]
-pub(super) struct SseEvent {
-    /// The `event:` field; empty for the default (`message`).
-    pub(super) event: String,
-    /// The `data:` lines, joined by `\n`.
-    pub(super) data: String,
-}
-
-/// Cuts a byte stream into server-sent events.
-#[derive(Debug, Default)]
-pub(super) struct SseParser {
-    buffer: Vec<u8>,
-    /// Where the unread part of `buffer` starts.
-    start: usize,
-    /// How far `buffer` is known to hold no newline (so a long line is scanned once).
-    scanned: usize,
-    event: SseEvent,
-    /// Whether the event being read has a `data:` line.
-    has_data: bool,
-}
-
-impl SseParser {
-    /// Adds bytes of the body.
-    pub(super) fn feed(&mut self, bytes: &[u8]) {
-        self.buffer.drain(..self.start);
-        self.scanned = self.scanned.saturating_sub(self.start);
-        self.start = 0;
-        self.buffer.extend_from_slice(bytes);
-    }
-
-    /// The next complete event, if the bytes fed so far hold one.
-    pub(super) fn next_event(&mut self) -> Result<Option<SseEvent>, OpenAiError> {
-        loop {
-            let from = self.scanned.max(self.start);
-            let Some(newline) = self.buffer[from..].iter().position(|b| *b == b'\n') else {
-                self.scanned = self.buffer.len();
-                break;
-            };
-            let line = self.start..from + newline;
-            self.start = from + newline + 1;
-            let line = String::from_utf8_lossy(&self.buffer[line]).into_owned();
-            if let Some(event) = self.line(&line) {
-                return Ok(Some(event));
-            }
-        }
-        if self.buffer.len() - self.start + self.event.data.len() > MAX_EVENT_BYTES {
-            let end = self.buffer.len().min(self.start + 200);
-            return Err(OpenAiError::malformed_response(
-                "an event longer than 8 MiB",
-                &self.buffer[self.start..end],
-            ));
-        }
-        Ok(None)
-    }
-
-    /// The event left when the body ended: a last line without its newline, and an event
-    /// without its blank line, are taken as they are.
-    pub(super) fn finish(&mut self) -> Option<SseEvent> {
-        let rest = String::from_utf8_lossy(&self.buffer[self.start..]).into_owned();
-        self.start = self.buffer.len();
-        if !rest.is_empty()
-            && let Some(event) = self.line(&rest)
-        {
-            return Some(event);
-        }
-        self.line("")
-    }
-
-    /// Reads one line; a blank line ends the event being read.
-    fn line(&mut self, line: &str) -> Option<SseEvent> {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if line.is_empty() {
-            let event = std::mem::take(&mut self.event);
-            return std::mem::take(&mut self.has_data).then_some(event);
-        }
-        let (field, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
-        match field {
-            "data" => {
-                if self.has_data {
-                    self.event.data.push('\n');
-                }
-                self.event.data.push_str(value);
-                self.has_data = true;
-            }
-            "event" => value.clone_into(&mut self.event.event),
-            // Comments (`: keep-alive`), `id:` and `retry:` mean nothing here.
-            _ => {}
-        }
-        None
-    }
-}
-
-/// What a chunk said about the stream.
-#[derive(Debug, PartialEq)]
-pub(super) enum Flow {
-    /// More to come.
-    More,
-    /// `[DONE]`: the reply is complete.
-    Done,
-}
-
-/// One tool call being assembled.
-#[derive(Debug)]
-struct OpenCall {
-    /// The server's index for it, if it gave one.
-    server_index: Option<usize>,
-    id: String,
-    name: String,
-}
-
-/// Reads the JSON chunks of a stream into deltas.
-#[derive(Debug, Default)]
-pub(super) struct ChunkDecoder {
-    calls: Vec<OpenCall>,
-    usage: Option<Usage>,
-}
-
-impl ChunkDecoder {
-    /// Reads one event's data, pushing its deltas to `out`.
-    pub(super) fn decode(
-        &mut self,
-        event: &SseEvent,
-        out: &mut VecDeque<ModelDelta>,
-    ) -> Result<Flow, OpenAiError> {
-        let data = event.data.trim();
-        if data == "[DONE]" {
-            return Ok(Flow::Done);
-        }
-        if event.event == "error" {
-            return Err(OpenAiError::from_error_event(data));
-        }
-        let chunk: ChatChunk =
-            serde_json::from_str(data).map_err(|e| OpenAiError::malformed_chunk(data, e))?;
-        if chunk.error.is_some() {
-            return Err(OpenAiError::from_error_event(data));
-        }
-        if let Some(usage) = &chunk.usage {
-            // The last usage a server sends is the whole call's.
-            self.usage = Some(usage.usage());
-        }
-        let first = chunk
-            .choices
-            .into_iter()
-            .flatten()
-            .filter(|choice| choice.index.unwrap_or(0) == 0)
-            .filter_map(|choice| choice.delta);
-        for delta in first {
-            for text in [delta.content, delta.refusal].into_iter().flatten() {
-                if !text.is_empty() {
-                    out.push_back(ModelDelta::Text(text));
-                }
-            }
-            for call in delta.tool_calls.into_iter().flatten() {
-                if let Some(delta) = self.tool_call(call)? {
-                    out.push_back(delta);
-                }
-            }
-        }
-        Ok(Flow::More)
-    }
-
-    /// The usage the stream reported, if it did.
-    pub(super) fn usage(&self) -> Option<Usage> {
-        self.usage
-    }
-
-    /// One fragment of a tool call, as a delta on a dense index (the order in which calls
-    /// first appeared). Ids and names that repeat what is known are left out, so servers
-    /// that send them in every fragment give the same deltas as those that send them once.
-    fn tool_call(&mut self, call: WireCallIn) -> Result<Option<ModelDelta>, OpenAiError> {
-        let id = call.id.filter(|id| !id.is_empty());
-        let index = self.call_index(call.index, id.as_deref())?;
-        let open = &mut self.calls[index];
-        let id = id
-            .filter(|id| *id != open.id)
-            .inspect(|id| id.clone_into(&mut open.id));
-        let function = call.function.as_ref();
-        let name = function
-            .and_then(|f| f.name.clone())
-            .filter(|name| !name.is_empty() && *name != open.name)
-            .inspect(|name| open.name.push_str(name));
-        let arguments = function
-            .map(WireFunctionIn::arguments_text)
-            .unwrap_or_default();
-        if id.is_none() && name.is_none() && arguments.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(ModelDelta::ToolCall {
-            index,
-            id,
-            name,
-            arguments,
-        }))
-    }
-
-    /// The dense index of a fragment's call. With a server index, the call that has it;
-    /// without one (some servers leave it out), the call with the fragment's id, else the
-    /// last call, else (a new id, or the first fragment) a new call.
-    fn call_index(
-        &mut self,
-        server_index: Option<usize>,
-        id: Option<&str>,
-    ) -> Result<usize, OpenAiError> {
-        let found = match (server_index, id) {
-            (Some(server), _) => self
-                .calls
-                .iter()
-                .position(|c| c.server_index == Some(server)),
-            (None, Some(id)) => self.calls.iter().position(|c| c.id == id),
-            (None, None) => self.calls.len().checked_sub(1),
-        };
-        if let Some(index) = found {
-            return Ok(index);
-        }
-        if self.calls.len() == MAX_TOOL_CALLS {
-            return Err(OpenAiError::malformed_response(
-                format!("more than {MAX_TOOL_CALLS} tool calls in one reply"),
-                b"",
-            ));
-        }
-        self.calls.push(OpenCall {
-            server_index,
-            id: String::new(),
-            name: String::new(),
-        });
-        Ok(self.calls.len() - 1)
-    }
-}
+use crate::model::UsageMeter;
+use crate::providers::openai::OpenAiError;
 
 pin_project! {
     /// The deltas of a streamed reply, read from its body.
@@ -269,7 +17,7 @@ pin_project! {
     /// the body's error, [`OpenAiError::StreamIncomplete`] if the body ends before
     /// `[DONE]`, or the first malformed or error chunk. After an error it ends.
     #[project = DeltaStreamProj]
-    pub(super) struct DeltaStream<S> {
+    pub(in crate::providers::openai) struct DeltaStream<S> {
         #[pin]
         body: S,
         body_ended: bool,
@@ -282,7 +30,7 @@ pin_project! {
 }
 
 impl<S> DeltaStream<S> {
-    pub(super) fn new(body: S, meter: Option<UsageMeter>) -> Self {
+    pub(in crate::providers::openai) fn new(body: S, meter: Option<UsageMeter>) -> Self {
         DeltaStream {
             body,
             body_ended: false,
@@ -363,31 +111,10 @@ mod tests {
     use futures::{StreamExt, executor, stream};
     use serde_json::json;
 
-    use super::{DeltaStream, SseEvent, SseParser};
+    use super::DeltaStream;
     use crate::model::{Usage, UsageMeter};
     use crate::providers::openai::OpenAiError;
     use crate::{Message, MessageAccumulator, ModelDelta, ToolCall};
-
-    /// The events of a body cut into `pieces`.
-    fn events(pieces: &[&str]) -> Vec<SseEvent> {
-        let mut parser = SseParser::default();
-        let mut out = Vec::new();
-        for piece in pieces {
-            parser.feed(piece.as_bytes());
-            while let Some(event) = parser.next_event().unwrap() {
-                out.push(event);
-            }
-        }
-        out.extend(parser.finish());
-        out
-    }
-
-    fn data(text: &str) -> SseEvent {
-        SseEvent {
-            event: String::new(),
-            data: text.into(),
-        }
-    }
 
     /// Runs a body through a delta stream: its deltas, then its error if it failed.
     fn deltas(
@@ -423,54 +150,6 @@ mod tests {
         let mut acc = MessageAccumulator::default();
         deltas.into_iter().for_each(|d| acc.push(d));
         acc.finish()
-    }
-
-    #[test]
-    fn events_split_anywhere_are_put_back_together() {
-        let body =
-            "data: {\"a\":1}\n\n: keep-alive\n\nevent: error\ndata: x\ndata: y\r\n\r\ndata: [DONE]";
-        let whole = events(&[body]);
-        let bytes: Vec<String> = body.chars().map(String::from).collect();
-        let split = events(&bytes.iter().map(String::as_str).collect::<Vec<_>>());
-        let expected = vec![
-            data("{\"a\":1}"),
-            SseEvent {
-                event: "error".into(),
-                data: "x\ny".into(),
-            },
-            data("[DONE]"),
-        ];
-        assert_eq!(whole, expected);
-        assert_eq!(split, expected);
-    }
-
-    #[test]
-    fn a_multibyte_character_split_between_reads_survives() {
-        let body = "data: {\"content\":\"héllo\"}\n\n".as_bytes();
-        let at = body.iter().position(|b| *b == 0xC3).unwrap() + 1;
-        let mut parser = SseParser::default();
-        parser.feed(&body[..at]);
-        assert_eq!(parser.next_event().unwrap(), None);
-        parser.feed(&body[at..]);
-        assert_eq!(
-            parser.next_event().unwrap(),
-            Some(data("{\"content\":\"héllo\"}"))
-        );
-    }
-
-    #[test]
-    fn an_endless_line_is_an_error_not_unbounded_memory() {
-        let mut parser = SseParser::default();
-        let block = vec![b'x'; 1 << 20];
-        let mut failed = false;
-        for _ in 0..10 {
-            parser.feed(&block);
-            if parser.next_event().is_err() {
-                failed = true;
-                break;
-            }
-        }
-        assert!(failed);
     }
 
     #[test]
