@@ -5,7 +5,7 @@ use serde_json::json;
 use tower::BoxError;
 use tower_adk::handlers::map_output_chunks;
 use tower_adk::testing::{ScriptedModel, Turn, chunk_tool, text_tool};
-use tower_adk::{Agent, AgentConfig, AgentError, AgentRequest, Handler, Hook, ModelRequest};
+use tower_adk::{Agent, AgentConfig, AgentError, AgentRequest, Handler, Hook, Hooks, ModelRequest};
 use tower_adk::{ModelNext, ModelResponse, RunContext, RunState, StreamNext, ToolNext};
 use tower_adk::{ToolOutput, ToolRequest, ToolStream};
 
@@ -81,20 +81,10 @@ fn agent() -> Agent {
         .unwrap()
 }
 
-const HOOKS: [Hook; 7] = [
-    Hook::BeforeAgent,
-    Hook::BeforeModel,
-    Hook::WrapModel,
-    Hook::AfterModel,
-    Hook::WrapToolInvoke,
-    Hook::WrapToolStream,
-    Hook::AfterAgent,
-];
-
 #[tokio::test]
 async fn a_panicking_hook_ends_its_run_with_an_error_naming_hook_and_handler() {
     let agent = agent();
-    for hook in HOOKS {
+    for hook in Hooks::ALL.iter() {
         let error = agent
             .run(AgentRequest::user("go").with_handler(PanicsIn(hook)))
             .await
@@ -117,7 +107,7 @@ async fn a_panicking_hook_ends_its_run_with_an_error_naming_hook_and_handler() {
 #[tokio::test]
 async fn runs_polled_together_survive_one_that_panics() {
     let agent = agent();
-    let runs = HOOKS.into_iter().flat_map(|hook| {
+    let runs = Hooks::ALL.iter().flat_map(|hook| {
         [
             agent.run(AgentRequest::user("go")),
             agent.run(AgentRequest::user("go").with_handler(PanicsIn(hook))),

@@ -386,6 +386,19 @@ impl Hooks {
         self.0 & Self::bit(hook) != 0
     }
 
+    /// The hooks in the set, in the order a run meets them first.
+    ///
+    /// ```
+    /// use tower_adk::{Hook, Hooks};
+    ///
+    /// let hooks = Hooks::only(Hook::AfterAgent).with(Hook::BeforeModel);
+    /// assert_eq!(hooks.iter().collect::<Vec<_>>(), [Hook::BeforeModel, Hook::AfterAgent]);
+    /// assert_eq!(Hooks::ALL.iter().count(), 7);
+    /// ```
+    pub fn iter(self) -> impl Iterator<Item = Hook> {
+        Hook::EVERY.into_iter().filter(move |h| self.contains(*h))
+    }
+
     const fn bit(hook: Hook) -> u8 {
         1 << hook as u8
     }
@@ -393,9 +406,7 @@ impl Hooks {
 
 impl fmt::Debug for Hooks {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set()
-            .entries(Hook::EVERY.into_iter().filter(|h| self.contains(*h)))
-            .finish()
+        f.debug_set().entries(self.iter()).finish()
     }
 }
 
