@@ -35,8 +35,13 @@ use serde_json::{Map, Value};
 use crate::Messages;
 
 /// The context of one run, handed to every hook.
-#[derive(Debug, Clone, Default)]
+///
+/// It serializes as its run-local values and iteration, the part of it that is plain
+/// data; the extensions are in-memory values (a database pool, the caller's identity)
+/// that each request brings, and are not kept.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RunContext {
+    #[serde(skip)]
     extensions: Arc<http::Extensions>,
     locals: Locals,
     iteration: usize,

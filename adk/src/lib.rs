@@ -74,7 +74,7 @@ pub use serde_json;
 
 pub use crate::agent::{
     Agent, AgentBuilder, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, AwaitRun,
-    AwaitRunLayer, RunResult, RunStatus, ToolFailurePolicy, ToolRecord,
+    AwaitRunLayer, Run, RunResult, RunStatus, RunStep, ToolFailurePolicy, ToolRecord,
 };
 pub use crate::context::{Locals, RunContext, RunState};
 pub use crate::error::{AgentError, BuildError, ModelError, Panicked};

@@ -3,6 +3,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use super::RunStep;
+
 /// What the loop's topology depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct LoopKey {
@@ -20,27 +22,19 @@ impl LoopKey {
     }
 }
 
-/// A step of the loop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Step {
-    CallModel,
-    RunTools,
-    End,
-}
-
 /// Where to go after a step.
 #[derive(Debug, Clone, Copy)]
 enum Edge {
-    To(usize),
+    To(RunStep),
     /// After the model: to `then` if the (rewritten) reply has tool calls.
     IfToolCalls {
-        then: usize,
-        otherwise: usize,
+        then: RunStep,
+        otherwise: RunStep,
     },
     /// After the tools: to `then` if a return-directly tool was called.
     IfReturnedDirectly {
-        then: usize,
-        otherwise: usize,
+        then: RunStep,
+        otherwise: RunStep,
     },
 }
 
@@ -53,74 +47,77 @@ pub(crate) struct Outcome {
     pub(crate) halt: bool,
 }
 
-/// The loop's graph for one key: steps and the edges between them.
-#[derive(Debug)]
+/// The loop's graph for one key: where each step leads. It does all the routing: the
+/// steps only say what they found.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct CompiledLoop {
-    steps: Vec<(Step, Edge)>,
+    after_model: Edge,
+    after_tools: Edge,
 }
 
 impl CompiledLoop {
-    const MODEL: usize = 0;
+    /// The graph of a run whose configuration is not made yet: every step leads to the
+    /// end.
+    pub(crate) const UNSTARTED: CompiledLoop = CompiledLoop {
+        after_model: Edge::To(RunStep::Finish),
+        after_tools: Edge::To(RunStep::Finish),
+    };
 
     fn compile(key: LoopKey) -> Self {
-        const TOOLS: usize = 1;
-        const END: usize = 2;
         let after_model = if key.tools {
             Edge::IfToolCalls {
-                then: TOOLS,
-                otherwise: END,
+                then: RunStep::RunTools,
+                otherwise: RunStep::Finish,
             }
         } else {
-            Edge::To(END)
+            Edge::To(RunStep::Finish)
         };
         let after_tools = if key.return_directly {
             Edge::IfReturnedDirectly {
-                then: END,
-                otherwise: Self::MODEL,
+                then: RunStep::Finish,
+                otherwise: RunStep::CallModel,
             }
         } else {
-            Edge::To(Self::MODEL)
+            Edge::To(RunStep::CallModel)
         };
-        let mut steps = vec![(Step::CallModel, after_model)];
-        if key.tools {
-            steps.push((Step::RunTools, after_tools));
-        } else {
-            // Keep END at a fixed index; an unreachable tools step would only mislead.
-            steps.push((Step::End, Edge::To(END)));
+        CompiledLoop {
+            after_model,
+            after_tools,
         }
-        steps.push((Step::End, Edge::To(END)));
-        CompiledLoop { steps }
     }
 
-    pub(crate) fn entry(&self) -> usize {
-        Self::MODEL
+    /// The first step of the loop.
+    pub(crate) fn entry(&self) -> RunStep {
+        RunStep::CallModel
     }
 
-    pub(crate) fn step(&self, at: usize) -> Step {
-        self.steps.get(at).map_or(Step::End, |(step, _)| *step)
-    }
-
-    pub(crate) fn next(&self, at: usize, outcome: Outcome) -> usize {
+    /// The step after `from`, given what it found.
+    pub(crate) fn next(&self, from: RunStep, outcome: Outcome) -> RunStep {
         if outcome.halt {
-            return self.steps.len() - 1;
+            return RunStep::Finish;
         }
-        match self.steps.get(at).map(|(_, edge)| *edge) {
-            Some(Edge::To(to)) => to,
-            Some(Edge::IfToolCalls { then, otherwise }) => {
+        let edge = match from {
+            RunStep::CallModel => self.after_model,
+            RunStep::RunTools => self.after_tools,
+            RunStep::Start => return self.entry(),
+            RunStep::Finish | RunStep::Done => return RunStep::Done,
+        };
+        match edge {
+            Edge::To(to) => to,
+            Edge::IfToolCalls { then, otherwise } => {
                 if outcome.tool_calls {
                     then
                 } else {
                     otherwise
                 }
             }
-            Some(Edge::IfReturnedDirectly { then, otherwise }) => {
+            Edge::IfReturnedDirectly { then, otherwise } => {
                 if outcome.returned_directly {
                     then
                 } else {
                     otherwise
                 }
             }
-            None => self.steps.len(),
         }
     }
 }
@@ -165,13 +162,13 @@ impl Variants {
 mod tests {
     use super::*;
 
-    fn walk(key: LoopKey, outcomes: &[Outcome]) -> Vec<Step> {
+    fn walk(key: LoopKey, outcomes: &[Outcome]) -> Vec<RunStep> {
         let graph = CompiledLoop::compile(key);
         let mut at = graph.entry();
-        let mut steps = vec![graph.step(at)];
+        let mut steps = vec![at];
         for outcome in outcomes {
             at = graph.next(at, *outcome);
-            steps.push(graph.step(at));
+            steps.push(at);
         }
         steps
     }
@@ -187,7 +184,7 @@ mod tests {
             returned_directly: false,
             halt: false,
         };
-        assert_eq!(walk(key, &[calls]), [Step::CallModel, Step::End]);
+        assert_eq!(walk(key, &[calls]), [RunStep::CallModel, RunStep::Finish]);
     }
 
     #[test]
@@ -208,7 +205,7 @@ mod tests {
         };
         assert_eq!(
             walk(plain, &[calls, direct]),
-            [Step::CallModel, Step::RunTools, Step::CallModel]
+            [RunStep::CallModel, RunStep::RunTools, RunStep::CallModel]
         );
         let with_direct = LoopKey {
             tools: true,
@@ -216,7 +213,7 @@ mod tests {
         };
         assert_eq!(
             walk(with_direct, &[calls, direct]),
-            [Step::CallModel, Step::RunTools, Step::End]
+            [RunStep::CallModel, RunStep::RunTools, RunStep::Finish]
         );
     }
 
@@ -231,7 +228,7 @@ mod tests {
             tools: true,
             return_directly: false,
         };
-        assert_eq!(walk(plain, &[halt]), [Step::CallModel, Step::End]);
+        assert_eq!(walk(plain, &[halt]), [RunStep::CallModel, RunStep::Finish]);
     }
 
     #[test]

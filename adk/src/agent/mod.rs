@@ -64,6 +64,7 @@ mod executor;
 mod request;
 mod run;
 mod runner;
+mod state;
 
 use std::convert::Infallible;
 use std::fmt;
@@ -82,6 +83,7 @@ pub use self::request::AgentRequest;
 pub use self::run::{
     AgentEvent, AgentResult, AgentRun, RunResult, RunStatus, ToolFailurePolicy, ToolRecord,
 };
+pub use self::state::{Run, RunStep};
 use crate::model::{ModelOptions, SharedModel};
 use crate::tool::ToolSet;
 use crate::{BuildError, ModelRequest, ModelResponse, Tool, ToolInfo};

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
+use serde::{Deserialize, Serialize};
 
 use crate::run_shared::RunShared;
 use crate::telemetry::{self, InSpan};
@@ -84,7 +85,7 @@ impl AgentEvent {
 }
 
 /// The record of one tool execution.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ToolRecord {
     /// The call id.
@@ -152,7 +153,8 @@ impl ToolRecord {
 }
 
 /// How a run that did not fail ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum RunStatus {
     /// The model answered, or a return-directly tool ended the run.

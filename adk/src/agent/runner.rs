@@ -1,21 +1,375 @@
-//! The ReAct loop of one run, written as a stream of events.
+//! The ReAct loop of one run: step functions that advance a [`Run`], and the thin
+//! adapter that turns them into the run's events.
+//!
+//! Each step does one thing (call the model, read its reply, take the model's answer,
+//! run the tools, read their results, finish) and says what it found; the compiled
+//! variant of the loop ([`CompiledLoop`]) says where that leads. Between two steps the
+//! run is its [`Run`], plain data; what is in flight (a streaming reply, the turn's
+//! calls) is held beside it, in [`Work`].
 
 use std::sync::Arc;
 
-use futures::StreamExt;
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt};
+use tower::BoxError;
 
-use super::ToolFailurePolicy;
-use super::compile::{Outcome, Step};
+use super::compile::{CompiledLoop, Outcome};
 use super::exec::{self, BatchOptions, CallEvent};
-use super::{AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun, RunStatus};
-use super::{DefaultExecutor, ToolRecord};
+use super::{AgentConfig, AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun};
+use super::{DefaultExecutor, Run, RunStatus, RunStep, ToolFailurePolicy, ToolRecord};
 use crate::handler::Chain;
 use crate::run_shared::RunShared;
 use crate::telemetry::{self, InSpan};
-use crate::{
-    AgentError, Message, MessageAccumulator, Messages, ModelDelta, ModelRequest, RunContext,
-};
-use crate::{Finish, RunState, Tool, ToolInfo};
+use crate::{AgentError, Finish, Message, MessageAccumulator, Messages, ModelDelta};
+use crate::{ModelRequest, Tool, ToolInfo};
+
+pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
+    let timeout = agent.run_timeout;
+    let audience = RunShared::new(agent.model.clone());
+    let (input, extensions, handlers) = request.into_parts();
+    let run = Run::new(input, extensions);
+    let events = events(agent, Chain::new(handlers), run, audience.clone());
+    AgentRun::new(events, timeout, audience)
+}
+
+/// The adapter: the run's events, step after step, then its result.
+fn events(
+    agent: Arc<AgentInner>,
+    chain: Chain,
+    run: Run,
+    audience: RunShared,
+) -> impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static {
+    let mut run = Loop::new(agent, chain, run, audience);
+    async_stream::try_stream! {
+        run.start().await?;
+        while let Some(event) = run.next_event().await? {
+            yield event;
+        }
+        let result = run.finish().await?;
+        yield AgentEvent::Completed(Box::new(result));
+    }
+}
+
+/// A run in progress: its data, and what it runs with.
+struct Loop {
+    run: Run,
+    work: Work,
+    /// The text of a filler, which comes after the reply's message event.
+    filler: Option<String>,
+    agent: Arc<AgentInner>,
+    chain: Chain,
+    /// The run's configuration, as `before_agent` made it.
+    config: AgentConfig,
+    tool_infos: Arc<[Arc<ToolInfo>]>,
+    graph: CompiledLoop,
+    audience: RunShared,
+    /// The model calls of the run before this loop took it up.
+    model_calls: usize,
+}
+
+/// What is in flight beside the run's data.
+enum Work {
+    /// Nothing: the run's step says what comes next.
+    Idle,
+    /// The model's reply is streaming in. (Boxed: whole replies, the most common, do
+    /// not pay for its room in every run.)
+    Reply(Box<Streaming>),
+    /// The model's reply is in the history: `after_model` and routing come next.
+    Replied,
+    /// The turn's calls are running.
+    Tools(BoxStream<'static, CallEvent>),
+}
+
+/// A reply that streams: what came so far, and the rest.
+struct Streaming {
+    reply: MessageAccumulator,
+    deltas: BoxStream<'static, Result<ModelDelta, BoxError>>,
+}
+
+impl Loop {
+    /// A run about to start (or be taken up), with the agent's own configuration until
+    /// `before_agent` has made the run's.
+    fn new(agent: Arc<AgentInner>, chain: Chain, run: Run, audience: RunShared) -> Self {
+        Loop {
+            model_calls: run.model_calls(),
+            run,
+            work: Work::Idle,
+            filler: None,
+            chain,
+            config: agent.config.clone(),
+            tool_infos: Arc::clone(&agent.tool_infos),
+            graph: CompiledLoop::UNSTARTED,
+            agent,
+            audience,
+        }
+    }
+
+    /// Starts or takes up the run: `before_agent` makes its configuration; a new run's
+    /// history gets the instruction.
+    async fn start(&mut self) -> Result<(), AgentError> {
+        let agent = &self.agent;
+        let mut config = self
+            .chain
+            .before_agent(self.run.context_mut(), agent.config.clone())
+            .await?;
+        if !config.shares_tools_with(&agent.config) {
+            config.check_tools().map_err(AgentError::Config)?;
+            self.tool_infos = config.tools().iter().map(Tool::shared_info).collect();
+        }
+        self.graph = *agent.variants.get(config.key());
+        if self.run.step() == RunStep::Start {
+            let input = std::mem::take(&mut self.run.state_mut().messages);
+            self.run.state_mut().messages = history(input, config.instruction());
+            self.run.set_step(self.graph.entry());
+        }
+        self.config = config;
+        Ok(())
+    }
+
+    /// Advances the run to its next event; `None` when only finishing is left.
+    async fn next_event(&mut self) -> Result<Option<AgentEvent>, AgentError> {
+        while !self.finishing() {
+            if let Some(event) = self.advance().await? {
+                return Ok(Some(event));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Whether all that is left is to finish.
+    fn finishing(&self) -> bool {
+        matches!(self.work, Work::Idle)
+            && self.filler.is_none()
+            && matches!(self.run.step(), RunStep::Finish | RunStep::Done)
+    }
+
+    /// Takes one step, or reads one event of a step in flight; returns the event to
+    /// pass on, if there is one.
+    async fn advance(&mut self) -> Result<Option<AgentEvent>, AgentError> {
+        if let Some(text) = self.filler.take() {
+            return Ok(Some(AgentEvent::Filler(text)));
+        }
+        match self.work {
+            Work::Reply(_) => self.read_reply().await,
+            Work::Replied => self.take_reply().await,
+            Work::Tools(_) => self.read_tools().await,
+            Work::Idle => match self.run.step() {
+                RunStep::Start | RunStep::CallModel => self.call_model().await,
+                RunStep::RunTools => Ok(self.run_tools()),
+                RunStep::Finish | RunStep::Done => Ok(None),
+            },
+        }
+    }
+
+    /// Calls the model: `before_model`, then the `wrap_model` chain. A whole reply goes
+    /// into the history at once; a streamed one is read by [`Loop::read_reply`].
+    async fn call_model(&mut self) -> Result<Option<AgentEvent>, AgentError> {
+        let limit = self.agent.max_iterations;
+        let iteration = self.run.context().iteration() + 1;
+        if iteration > limit {
+            return Err(AgentError::MaxIterations { limit });
+        }
+        self.run.context_mut().set_iteration(iteration);
+        let (cx, state) = self.run.parts();
+        self.chain.before_model(cx, state).await?;
+
+        let span = telemetry::model_span(iteration, self.tool_infos.len());
+        let call = self
+            .chain
+            .model(self.model_request(), self.audience.clone());
+        let response = InSpan::new(call, span)
+            .await
+            .map_err(AgentError::from_chain)?;
+        self.run
+            .set_model_calls(self.model_calls + self.audience.model_calls());
+        match response.into_whole() {
+            Ok(reply) => {
+                let listening = self.audience.listening() && !reply.content().is_empty();
+                let text = listening.then(|| AgentEvent::TextDelta(reply.content().to_owned()));
+                self.run.state_mut().messages.push(reply);
+                self.work = Work::Replied;
+                Ok(text)
+            }
+            Err(deltas) => {
+                let reply = MessageAccumulator::default();
+                self.work = Work::Reply(Box::new(Streaming { reply, deltas }));
+                Ok(None)
+            }
+        }
+    }
+
+    /// Reads the next delta of a streamed reply; its text is passed on as it comes.
+    async fn read_reply(&mut self) -> Result<Option<AgentEvent>, AgentError> {
+        let Work::Reply(streaming) = &mut self.work else {
+            return Ok(None);
+        };
+        match streaming.deltas.next().await {
+            Some(Ok(ModelDelta::Text(text))) => {
+                streaming.reply.push_text(&text);
+                Ok(Some(AgentEvent::TextDelta(text)).filter(|_| self.audience.listening()))
+            }
+            Some(Ok(delta)) => {
+                streaming.reply.push(delta);
+                Ok(None)
+            }
+            Some(Err(error)) => Err(AgentError::Model(error)),
+            None => {
+                let Work::Reply(streaming) = std::mem::replace(&mut self.work, Work::Replied)
+                else {
+                    return Ok(None);
+                };
+                self.run.state_mut().messages.push(streaming.reply.finish());
+                Ok(None)
+            }
+        }
+    }
+
+    /// Takes the model's reply: `after_model` may rewrite it, then the loop routes on it.
+    async fn take_reply(&mut self) -> Result<Option<AgentEvent>, AgentError> {
+        self.work = Work::Idle;
+        let (cx, state) = self.run.parts();
+        self.chain.after_model(cx, state).await?;
+        let messages = &self.run.state().messages;
+        let tool_calls = messages.last().is_some_and(|m| !m.tool_calls().is_empty());
+        let outcome = Outcome {
+            tool_calls,
+            ..Outcome::default()
+        };
+        self.run
+            .set_step(self.graph.next(RunStep::CallModel, outcome));
+
+        let reply = self.run.state().messages.last();
+        let Some(reply) = reply.filter(|_| self.audience.listening()) else {
+            return Ok(None);
+        };
+        if self.agent.filler_messages && tool_calls && !reply.content().is_empty() {
+            self.filler = Some(reply.content().to_owned());
+        }
+        Ok(Some(AgentEvent::Message(reply.clone())))
+    }
+
+    /// Starts the calls of the model's last reply, as the run's executor says (all at
+    /// once by default, up to the agent's cap).
+    fn run_tools(&mut self) -> Option<AgentEvent> {
+        let calls = self
+            .run
+            .state()
+            .messages
+            .last()
+            .map(|m| m.tool_calls().to_vec())
+            .unwrap_or_default();
+        self.run.begin_turn(calls.len());
+        let options = BatchOptions {
+            events: self.audience.listening(),
+            ..self.agent.batch
+        };
+        let extensions = self.run.context().shared_extensions();
+        let (chain, config) = (self.chain.clone(), self.config.clone());
+        let events = match self.config.executor() {
+            Some(executor) => executor.run(
+                calls,
+                DefaultExecutor::new(chain, config, extensions, options),
+            ),
+            None => exec::run_batch(chain, config, extensions, calls, options),
+        };
+        self.work = Work::Tools(events);
+        None
+    }
+
+    /// Reads the next event of the turn's calls.
+    async fn read_tools(&mut self) -> Result<Option<AgentEvent>, AgentError> {
+        let Work::Tools(events) = &mut self.work else {
+            return Ok(None);
+        };
+        let Some(event) = events.next().await else {
+            self.work = Work::Idle;
+            return Ok(self.end_turn());
+        };
+        match event {
+            CallEvent::Event(event) => Ok(Some(event).filter(|_| self.audience.listening())),
+            CallEvent::Fatal(error) => Err(error),
+            CallEvent::Done(_, record)
+                if !record.is_success()
+                    && self.agent.on_tool_failure == ToolFailurePolicy::FailRun =>
+            {
+                Err(AgentError::ToolFailed(Box::new(Arc::unwrap_or_clone(
+                    record,
+                ))))
+            }
+            CallEvent::Done(index, record) => Ok(self.finished(index, record)),
+        }
+    }
+
+    /// Keeps the record of a call that finished. The first finishing call, in the
+    /// model's order, wins; its result is held back to come last.
+    fn finished(&mut self, index: usize, record: Arc<ToolRecord>) -> Option<AgentEvent> {
+        let listening = self.audience.listening();
+        let turn = self.run.turn_mut()?;
+        let mut emit = Some(index);
+        if record.finish.is_some() && turn.winner.is_none_or(|w| index < w) {
+            emit = turn.winner.replace(index);
+        }
+        *turn.finished.get_mut(index)? = Some(record);
+        let record = turn.finished.get(emit?)?.as_ref()?;
+        listening.then(|| AgentEvent::ToolResult(Arc::clone(record)))
+    }
+
+    /// Ends the turn: the results go into the history, a finishing call (or the failure
+    /// policy) says how the run ends, and the graph says where it goes.
+    fn end_turn(&mut self) -> Option<AgentEvent> {
+        let reply = self.run.state().messages.len().checked_sub(1)?;
+        let turn = self.run.end_turn()?;
+        let winner = turn.winner.and_then(|i| turn.finished.get(i)?.as_ref());
+        let mut outcome = Outcome {
+            tool_calls: true,
+            ..Outcome::default()
+        };
+        if let Some(record) = winner {
+            let message = match &record.finish {
+                Some(Finish::WithTurnText) => {
+                    Message::assistant(self.run.state().messages[reply].content())
+                }
+                Some(Finish::With(message)) => message.clone(),
+                _ => record.to_message(),
+            };
+            self.run.end_with(message, RunStatus::Completed);
+            // Return-directly tools are the topology's business; other finishes halt.
+            outcome.returned_directly = self.config.is_return_directly(&record.name);
+            outcome.halt = !outcome.returned_directly;
+        } else if self.agent.on_tool_failure == ToolFailurePolicy::EndDegraded {
+            // The first failed call, in the model's order, ends the run.
+            let failed = turn.finished.iter().flatten().find(|r| !r.is_success());
+            if let Some(failed) = failed {
+                self.run.end_with(failed.to_message(), RunStatus::Degraded);
+                outcome.halt = true;
+            }
+        }
+        self.run
+            .set_step(self.graph.next(RunStep::RunTools, outcome));
+        let record = winner.filter(|_| self.audience.listening())?;
+        Some(AgentEvent::ToolResult(Arc::clone(record)))
+    }
+
+    /// Ends the run: `after_agent`, then the result.
+    async fn finish(&mut self) -> Result<AgentResult, AgentError> {
+        let (cx, state) = self.run.parts();
+        self.chain.after_agent(cx, state).await?;
+        self.run.set_step(RunStep::Done);
+        Ok(self.run.take_result())
+    }
+
+    /// The request of one model call: the history so far, the run's tools, its
+    /// extensions.
+    fn model_request(&self) -> ModelRequest {
+        let mut request = ModelRequest::with_extensions(
+            self.run.state().messages.clone(),
+            Arc::clone(&self.tool_infos),
+            self.run.context().shared_extensions(),
+        );
+        request.options = self.agent.options.clone();
+        request
+    }
+}
 
 /// The run's history: the instruction (if any), then the request's messages, in a new
 /// vector with room for a few turns (growing one in place is the allocator's slow path).
@@ -29,227 +383,93 @@ fn history(input: Messages, instruction: &str) -> Messages {
     Messages::from(history)
 }
 
-/// The request of one model call: the history so far, the run's tools, its extensions.
-fn model_request(
-    agent: &AgentInner,
-    cx: &RunContext,
-    state: &RunState,
-    tool_infos: &Arc<[Arc<ToolInfo>]>,
-) -> ModelRequest {
-    let mut request = ModelRequest::with_extensions(
-        state.messages.clone(),
-        Arc::clone(tool_infos),
-        cx.shared_extensions(),
-    );
-    request.options = agent.options.clone();
-    request
-}
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
 
-pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
-    let timeout = agent.run_timeout;
-    let audience = RunShared::new(agent.model.clone());
-    let listeners = audience.clone();
-    // The run's state is one allocation per run, held by every run in flight: it is kept
-    // small. A local that lives across more than one `yield` or `await` takes room in it
-    // for the whole run, so the steps below bind as little as they can across them.
-    let (input, extensions, handlers) = request.into_parts();
-    let chain = Chain::new(handlers);
-    let mut cx = RunContext::new(extensions);
-    // The input, until `before_agent` has said what instruction goes before it.
-    let mut state = RunState::new(input);
-    AgentRun::new(
-        async_stream::try_stream! {
-            let mut config = chain.before_agent(&mut cx, agent.config.clone()).await?;
+    use super::*;
+    use crate::testing::{ScriptedModel, Turn, echo_tool};
+    use crate::{Agent, AgentRequest};
 
-            let tool_infos: Arc<[Arc<ToolInfo>]> = if config.shares_tools_with(&agent.config) {
-                Arc::clone(&agent.tool_infos)
-            } else {
-                config.check_tools().map_err(AgentError::Config)?;
-                config.tools().iter().map(Tool::shared_info).collect()
-            };
-            let graph = agent.variants.get(config.key());
+    fn script() -> ScriptedModel {
+        ScriptedModel::new([
+            Turn::call("c1", "echo", json!({"n": 1})).with_call("c2", "echo", json!({"n": 2})),
+            Turn::call("c3", "echo", json!({"n": 3})),
+            Turn::text("done"),
+        ])
+    }
 
-            state.messages = history(std::mem::take(&mut state.messages), config.instruction());
+    fn agent(model: ScriptedModel) -> Agent {
+        let built = Agent::builder(model)
+            .instruction("Be brief.")
+            .tool(echo_tool("echo"))
+            .build();
+        built.unwrap_or_else(|e| panic!("the agent builds: {e}"))
+    }
 
-            let mut records = Vec::new();
-            // Rare (a finishing tool, a degraded end): boxed, so it costs the state 8 bytes.
-            let mut returned: Option<Box<Message>> = None;
-            let mut degraded = false;
-            let mut iteration = 0;
-            let mut at = graph.entry();
-            loop {
-                let outcome = match graph.step(at) {
-                    Step::End => break,
-                    Step::CallModel => {
-                        if iteration == agent.max_iterations {
-                            Err(AgentError::MaxIterations { limit: agent.max_iterations })?;
-                        }
-                        iteration += 1;
-                        cx.set_iteration(iteration);
-                        chain.before_model(&mut cx, &mut state).await?;
+    /// Takes a run up from `run` and drives it to its result.
+    async fn finish(agent: &Agent, run: Run) -> Result<AgentResult, AgentError> {
+        let inner = Arc::clone(&agent.inner);
+        let audience = RunShared::new(inner.model.clone());
+        let mut run = Loop::new(inner, Chain::new(Vec::new()), run, audience);
+        run.start().await?;
+        while run.next_event().await?.is_some() {}
+        run.finish().await
+    }
 
-                        let span = telemetry::model_span(iteration, tool_infos.len());
-                        let response = InSpan::new(
-                            chain.model(model_request(&agent, &cx, &state, &tool_infos), audience.clone()),
-                            span,
-                        )
-                        .await
-                        .map_err(AgentError::from_chain)?;
-                        // A whole reply goes into the history at once; a streamed one is
-                        // assembled there, its text passed on as it comes.
-                        let streamed = match response.into_whole() {
-                            Ok(reply) => {
-                                state.messages.push(reply);
-                                None
-                            }
-                            Err(deltas) => Some(deltas),
-                        };
-                        match streamed {
-                            None => {
-                                let text = state.messages.last().map_or("", Message::content);
-                                if !text.is_empty() && audience.listening() {
-                                    let text = text.to_owned();
-                                    yield AgentEvent::TextDelta(text);
-                                }
-                            }
-                            Some(mut deltas) => {
-                                let mut reply = MessageAccumulator::default();
-                                loop {
-                                    let text = {
-                                        let delta = match deltas.next().await {
-                                            Some(delta) => delta.map_err(AgentError::Model)?,
-                                            None => break,
-                                        };
-                                        match delta {
-                                            ModelDelta::Text(text) => text,
-                                            other => {
-                                                reply.push(other);
-                                                continue;
-                                            }
-                                        }
-                                    };
-                                    reply.push_text(&text);
-                                    if audience.listening() {
-                                        yield AgentEvent::TextDelta(text);
-                                    }
-                                }
-                                state.messages.push(reply.finish());
-                            }
-                        }
+    /// The run is its data: written between two steps, read back and taken up by a new
+    /// loop, it ends as the same run left alone does.
+    #[tokio::test]
+    async fn a_run_written_between_steps_and_read_back_ends_as_if_left_alone() {
+        let alone = agent(script()).run(AgentRequest::user("go")).await;
+        let alone = alone.unwrap_or_else(|e| panic!("{e}"));
 
-                        chain.after_model(&mut cx, &mut state).await?;
-                        let tool_calls = state.messages.last().is_some_and(|m| !m.tool_calls().is_empty());
-                        if audience.listening() && let Some(message) = state.messages.last() {
-                            let filler = agent.filler_messages && tool_calls && !message.content().is_empty();
-                            let text = filler.then(|| message.content().to_owned());
-                            let message = message.clone();
-                            yield AgentEvent::Message(message);
-                            if let Some(text) = text {
-                                yield AgentEvent::Filler(text);
-                            }
-                        }
-                        Outcome { tool_calls, ..Outcome::default() }
-                    }
-                    Step::RunTools => {
-                        let turn = state.messages.len() - 1;
-                        let (mut events, mut finished) = {
-                            let calls = state.messages.last().map(|m| m.tool_calls().to_vec()).unwrap_or_default();
-                            let finished: Vec<Option<Arc<ToolRecord>>> = vec![None; calls.len()];
-                            let options = BatchOptions { events: audience.listening(), ..agent.batch };
-                            let extensions = cx.shared_extensions();
-                            let events = match config.executor() {
-                                Some(executor) => executor.run(
-                                    calls,
-                                    DefaultExecutor::new(chain.clone(), config.clone(), extensions, options),
-                                ),
-                                None => exec::run_batch(chain.clone(), config.clone(), extensions, calls, options),
-                            };
-                            (events, finished)
-                        };
-                        // The first finishing call, in the model's order, wins; its result is
-                        // held back to come last.
-                        let mut winner: Option<usize> = None;
-                        loop {
-                            let event = {
-                                let Some(event) = events.next().await else { break };
-                                match event {
-                                    CallEvent::Event(event) => Some(event),
-                                    CallEvent::Fatal(error) => Err(error)?,
-                                    CallEvent::Done(_, record)
-                                        if !record.is_success()
-                                            && agent.on_tool_failure == ToolFailurePolicy::FailRun =>
-                                    {
-                                        Err(AgentError::ToolFailed(Box::new(Arc::unwrap_or_clone(record))))?
-                                    }
-                                    CallEvent::Done(index, record) => {
-                                        let mut emit = Some(index);
-                                        if record.finish.is_some() && winner.is_none_or(|w| index < w) {
-                                            emit = winner.replace(index);
-                                        }
-                                        finished[index] = Some(record);
-                                        emit.and_then(|i| finished[i].as_ref())
-                                            .map(|record| AgentEvent::ToolResult(Arc::clone(record)))
-                                    }
-                                }
-                            };
-                            if let Some(event) = event.filter(|_| audience.listening()) {
-                                yield event;
-                            }
-                        }
-                        drop(events);
-                        if let Some(record) = winner.and_then(|i| finished[i].as_ref()).filter(|_| audience.listening()) {
-                            let event = AgentEvent::ToolResult(Arc::clone(record));
-                            yield event;
-                        }
-
-                        state.messages.to_mut().extend(finished.iter().flatten().map(|r| r.to_message()));
-                        let winner = winner.and_then(|i| finished[i].as_ref());
-                        returned = winner.map(|record| {
-                            Box::new(match &record.finish {
-                                Some(Finish::WithTurnText) => Message::assistant(state.messages[turn].content()),
-                                Some(Finish::With(message)) => message.clone(),
-                                _ => record.to_message(),
-                            })
-                        });
-                        // Return-directly tools are the topology's business; other finishes halt.
-                        let returned_directly = winner.is_some_and(|r| config.is_return_directly(&r.name));
-                        if returned.is_none() && agent.on_tool_failure == ToolFailurePolicy::EndDegraded {
-                            // The first failed call, in the model's order, ends the run.
-                            returned = finished
-                                .iter()
-                                .flatten()
-                                .find(|r| !r.is_success())
-                                .map(|r| Box::new(r.to_message()));
-                            degraded = returned.is_some();
-                        }
-                        records.extend(finished.into_iter().flatten());
-                        Outcome {
-                            tool_calls: true,
-                            returned_directly,
-                            halt: returned.is_some() && !returned_directly,
-                        }
-                    }
-                };
-                at = graph.next(at, outcome);
+        let agent = agent(script());
+        let inner = Arc::clone(&agent.inner);
+        let audience = RunShared::new(inner.model.clone());
+        let input = Messages::from(vec![Message::user("go")]);
+        let mut run = Loop::new(
+            inner,
+            Chain::new(Vec::new()),
+            Run::new(input, http::Extensions::new()),
+            audience,
+        );
+        let mut written = None;
+        let mut steps = Vec::new();
+        let started = run.start().await;
+        assert!(started.is_ok());
+        while !run.finishing() {
+            run.advance().await.unwrap_or_else(|e| panic!("{e}"));
+            steps.push(run.run.step());
+            // After the first turn's tools: back at the model, nothing in flight.
+            if matches!(run.work, Work::Idle) && run.run.step() == RunStep::CallModel {
+                written = Some(serde_json::to_string(&run.run).unwrap_or_else(|e| panic!("{e}")));
+                break;
             }
+        }
+        assert_eq!(steps.first(), Some(&RunStep::CallModel));
+        assert!(steps.contains(&RunStep::RunTools));
+        let Some(written) = written else {
+            panic!("the run came back to the model");
+        };
+        let read: Run = serde_json::from_str(&written).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read.step(), RunStep::CallModel);
+        assert_eq!(read.context().iteration(), 1);
+        assert_eq!(read.records().count(), 2);
+        assert_eq!(read.pending_calls().count(), 0);
 
-            chain.after_agent(&mut cx, &mut state).await?;
-            let final_message = returned
-                .map(|message| *message)
-                .or_else(|| state.messages.last().cloned())
-                .unwrap_or_else(|| Message::assistant(""));
-            yield AgentEvent::Completed(Box::new(AgentResult {
-                status: if degraded { RunStatus::Degraded } else { RunStatus::Completed },
-                final_message,
-                messages: state.messages,
-                // The caller has usually dropped the events by now: then nothing is copied.
-                tool_records: records.into_iter().map(Arc::unwrap_or_clone).collect(),
-                iterations: iteration,
-                model_calls: audience.model_calls(),
-                locals: std::mem::take(cx.locals_mut()),
-            }));
-        },
-        timeout,
-        listeners,
-    )
+        // The rest of the run, on a new loop: the model goes on with its second turn.
+        let taken_up = finish(&agent, read).await.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(taken_up.messages, alone.messages);
+        assert_eq!(taken_up.final_message, alone.final_message);
+        assert_eq!(taken_up.iterations, alone.iterations);
+        assert_eq!(taken_up.model_calls, alone.model_calls);
+        let contents = |r: &AgentResult| -> Vec<(String, String)> {
+            r.tool_records
+                .iter()
+                .map(|t| (t.call_id.clone(), t.content.clone()))
+                .collect()
+        };
+        assert_eq!(contents(&taken_up), contents(&alone));
+    }
 }

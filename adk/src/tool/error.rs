@@ -2,28 +2,36 @@ use std::error::Error;
 use std::fmt;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use tower::BoxError;
 
 /// What kind of failure a tool call ended with.
 ///
 /// The kind travels with the model-visible tool result, so handlers, records and
 /// providers can tell failures apart without parsing text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[non_exhaustive]
 pub enum ToolErrorKind {
     /// The model named a tool that this run does not offer.
+    #[serde(rename = "unknown_tool")]
     UnknownTool,
     /// The arguments were not valid JSON, or not what the tool accepts.
+    #[serde(rename = "invalid_arguments")]
     InvalidArguments,
     /// The call took longer than it was allowed.
+    #[serde(rename = "timeout")]
     Timeout,
     /// The tool returned an error.
+    #[serde(rename = "tool_error")]
     Failed,
     /// The tool panicked.
+    #[serde(rename = "tool_panicked")]
     Panicked,
     /// A handler refused the call.
+    #[serde(rename = "denied")]
     Denied,
     /// A call limit of the run was reached, so the call was not made.
+    #[serde(rename = "limit_reached")]
     LimitReached,
 }
 
@@ -54,10 +62,14 @@ impl fmt::Display for ToolErrorKind {
 /// [`ToolErrorKind::Failed`], with the tool's own error as [`source`](Error::source), so a
 /// wrapper (or a tower retry policy) can inspect it with `downcast_ref`. A wrapper may
 /// return its own `ToolError` (for example [`ToolError::denied`]) to answer the model.
-#[derive(Debug, Clone)]
+///
+/// It serializes as its kind and message (a run's records are saved with it); the source
+/// is an in-memory value and is not kept.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ToolError {
     kind: ToolErrorKind,
     message: String,
+    #[serde(skip)]
     source: Option<Arc<dyn Error + Send + Sync>>,
 }
 

@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt, TryStreamExt};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tower::BoxError;
 
@@ -31,7 +31,8 @@ pub struct ToolOutput {
 /// [`ToolStream::finishing`]; the return-directly tools of a run get
 /// [`Finish::WithResult`] from the loop. When several calls of a turn finish the run, the
 /// first in the model's order wins, and its `ToolResult` event is the last of the turn.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Finish {
     /// The call's own result is the final message.

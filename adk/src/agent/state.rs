@@ -1,0 +1,211 @@
+//! Everything a run is, as plain data: [`Run`], and where it stands, [`RunStep`].
+//!
+//! The loop (`runner.rs`) advances a `Run` step by step; the events a caller reads are a
+//! view of it. Between two steps a `Run` is all there is to a run besides the agent and
+//! the request's extensions, so it can be written with serde and read back.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::{AgentResult, RunStatus, ToolRecord};
+use crate::{Message, Messages, RunContext, RunState, ToolCall};
+
+/// Where a run stands: the step it takes next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RunStep {
+    /// Not started: `before_agent` runs next, then the history gets its instruction.
+    #[default]
+    Start,
+    /// The model is called next: `before_model`, the `wrap_model` chain, `after_model`.
+    CallModel,
+    /// The tool calls of the model's last reply run next.
+    RunTools,
+    /// The run ends next: `after_agent`, then the result.
+    Finish,
+    /// The run has ended.
+    Done,
+}
+
+/// Everything a run is, as plain data: where it stands ([`RunStep`]), its context's
+/// run-local values and iteration ([`RunContext`]), its history ([`RunState`]), the tool
+/// calls of the turn in progress and the records of those that finished, the records of
+/// earlier turns, and the outcome so far. Handlers keep their per-run counters in the
+/// run-local values, so they are part of it too.
+///
+/// It is `Serialize + Deserialize`: a run written between two steps can be read back and
+/// continued. The context's extensions are in-memory values and are not written; a
+/// continued run gets those of its new request.
+///
+/// # Example
+///
+/// ```
+/// use tower_adk::{Message, Run, RunStep};
+///
+/// let run = Run::new(vec![Message::user("hi")].into(), http::Extensions::new());
+/// assert_eq!(run.step(), RunStep::Start);
+///
+/// let json = serde_json::to_string(&run)?;
+/// let back: Run = serde_json::from_str(&json)?;
+/// assert_eq!(back.state().messages, run.state().messages);
+/// # Ok::<_, serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Run {
+    step: RunStep,
+    context: RunContext,
+    state: RunState,
+    /// The turn whose calls are running (or ran): their records as they finish.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    turn: Option<Turn>,
+    /// The records of every call of the turns before, in the model's order.
+    records: Vec<Arc<ToolRecord>>,
+    /// The final message, when something other than the model's last reply ends the run
+    /// (a finishing tool, a degraded end).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    returned: Option<Box<Message>>,
+    status: RunStatus,
+    /// How many times the model service was called, in the steps finished so far.
+    model_calls: usize,
+}
+
+/// The tool calls of one turn: those of the model's last reply.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Turn {
+    /// One slot per call, in the model's order: its record once it finished.
+    pub(crate) finished: Vec<Option<Arc<ToolRecord>>>,
+    /// The first call, in the model's order, that finishes the run.
+    pub(crate) winner: Option<usize>,
+}
+
+impl Run {
+    /// A run that has not started, with this input and these extensions.
+    pub fn new(input: Messages, extensions: http::Extensions) -> Self {
+        Run {
+            step: RunStep::Start,
+            context: RunContext::new(extensions),
+            state: RunState::new(input),
+            turn: None,
+            records: Vec::new(),
+            returned: None,
+            status: RunStatus::Completed,
+            model_calls: 0,
+        }
+    }
+
+    /// The step the run takes next.
+    pub fn step(&self) -> RunStep {
+        self.step
+    }
+
+    /// The run's context: its extensions, run-local values and iteration.
+    pub fn context(&self) -> &RunContext {
+        &self.context
+    }
+
+    /// The run's history.
+    pub fn state(&self) -> &RunState {
+        &self.state
+    }
+
+    /// The records of the calls that finished, in the model's order: those of the
+    /// turns before, then those of the turn in progress.
+    pub fn records(&self) -> impl Iterator<Item = &ToolRecord> {
+        let turn = self.turn.iter().flat_map(|t| t.finished.iter().flatten());
+        self.records.iter().chain(turn).map(|record| &**record)
+    }
+
+    /// The tool calls of the turn in progress that have not finished: those of the
+    /// model's last reply without a record.
+    pub fn pending_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        let calls = match (&self.turn, self.state.messages.last()) {
+            (Some(_), Some(reply)) => reply.tool_calls(),
+            _ => &[],
+        };
+        let finished = self.turn.as_ref().map_or(&[][..], |t| &t.finished[..]);
+        calls
+            .iter()
+            .enumerate()
+            .filter(move |(at, _)| finished.get(*at).is_none_or(Option::is_none))
+            .map(|(_, call)| call)
+    }
+
+    /// How many times the model service was called so far.
+    pub fn model_calls(&self) -> usize {
+        self.model_calls
+    }
+
+    pub(crate) fn set_step(&mut self, step: RunStep) {
+        self.step = step;
+    }
+
+    /// The context and the history, each mutably, for a hook.
+    pub(crate) fn parts(&mut self) -> (&mut RunContext, &mut RunState) {
+        (&mut self.context, &mut self.state)
+    }
+
+    pub(crate) fn context_mut(&mut self) -> &mut RunContext {
+        &mut self.context
+    }
+
+    pub(crate) fn state_mut(&mut self) -> &mut RunState {
+        &mut self.state
+    }
+
+    pub(crate) fn turn_mut(&mut self) -> Option<&mut Turn> {
+        self.turn.as_mut()
+    }
+
+    pub(crate) fn begin_turn(&mut self, calls: usize) {
+        self.turn = Some(Turn {
+            finished: vec![None; calls],
+            winner: None,
+        });
+    }
+
+    /// Ends the turn: its records join the run's, and its results the history.
+    pub(crate) fn end_turn(&mut self) -> Option<Turn> {
+        let turn = self.turn.take()?;
+        let results = turn.finished.iter().flatten().map(|r| r.to_message());
+        self.state.messages.to_mut().extend(results);
+        self.records
+            .extend(turn.finished.iter().flatten().map(Arc::clone));
+        Some(turn)
+    }
+
+    /// Says what ends the run, when it is not the model's last reply.
+    pub(crate) fn end_with(&mut self, message: Message, status: RunStatus) {
+        self.returned = Some(Box::new(message));
+        self.status = status;
+    }
+
+    pub(crate) fn set_model_calls(&mut self, calls: usize) {
+        self.model_calls = calls;
+    }
+
+    /// The result of the run, taken out of it: the run is done.
+    pub(crate) fn take_result(&mut self) -> AgentResult {
+        self.step = RunStep::Done;
+        let messages = std::mem::take(&mut self.state.messages);
+        let final_message = match self.returned.take() {
+            Some(message) => *message,
+            None => messages
+                .last()
+                .cloned()
+                .unwrap_or_else(|| Message::assistant("")),
+        };
+        let records = std::mem::take(&mut self.records);
+        AgentResult {
+            status: self.status,
+            final_message,
+            messages,
+            // The caller has usually dropped the events by now: then nothing is copied.
+            tool_records: records.into_iter().map(Arc::unwrap_or_clone).collect(),
+            iterations: self.context.iteration(),
+            model_calls: self.model_calls,
+            locals: std::mem::take(self.context.locals_mut()),
+        }
+    }
+}
