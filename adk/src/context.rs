@@ -26,13 +26,14 @@
 //! assert_eq!(cx.locals().get::<u32>("searches").unwrap(), Some(3));
 //! ```
 
+use std::any::TypeId;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::Messages;
+use crate::{Hook, Messages};
 
 /// The context of one run, handed to every hook.
 ///
@@ -45,6 +46,9 @@ pub struct RunContext {
     extensions: Arc<http::Extensions>,
     locals: Locals,
     iteration: usize,
+    /// Set by a state hook's default: that hook of that handler type passed through.
+    #[serde(skip)]
+    passed: Option<(Hook, TypeId)>,
 }
 
 impl RunContext {
@@ -54,6 +58,7 @@ impl RunContext {
             extensions: Arc::new(extensions),
             locals: Locals::default(),
             iteration: 0,
+            passed: None,
         }
     }
 
@@ -89,6 +94,15 @@ impl RunContext {
 
     pub(crate) fn set_iteration(&mut self, iteration: usize) {
         self.iteration = iteration;
+    }
+
+    /// Notes that the default of `hook` of the handler type `H` ran: it passes through.
+    pub(crate) fn passed_by<H: ?Sized + 'static>(&mut self, hook: Hook) {
+        self.passed = Some((hook, TypeId::of::<H>()));
+    }
+
+    pub(crate) fn take_passed(&mut self) -> Option<(Hook, TypeId)> {
+        self.passed.take()
     }
 }
 

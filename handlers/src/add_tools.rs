@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use adk::{AgentConfig, BoxError, Handler, Hook, Hooks, RunContext, Tool};
+use adk::{AgentConfig, BoxError, Handler, RunContext, Tool};
 
 /// Adds tools to every run. See [`add_tools`].
 #[derive(Debug, Clone)]
@@ -32,10 +32,6 @@ pub fn add_tools(tools: impl IntoIterator<Item = Tool>) -> AddTools {
 impl Handler for AddTools {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("add_tools")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeAgent)
     }
 
     async fn before_agent(

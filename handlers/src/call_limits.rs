@@ -7,9 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use adk::ToolStream;
 use adk::model::ToolChoice;
-use adk::{
-    AgentConfig, BoxError, Handler, Hook, Hooks, ModelNext, ModelRequest, ModelResponse, RunContext,
-};
+use adk::{AgentConfig, BoxError, Handler, ModelNext, ModelRequest, ModelResponse, RunContext};
 use adk::{RunState, StreamNext, ToolError, ToolErrorKind, ToolNext, ToolOutput, ToolRequest};
 
 /// What happens when a run reaches one of its [`CallLimits`].
@@ -183,15 +181,6 @@ impl CallLimits {
 impl Handler for CallLimits {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("call_limits")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeAgent)
-            .with(Hook::BeforeModel)
-            .with(Hook::WrapModel)
-            .with(Hook::AfterModel)
-            .with(Hook::WrapToolInvoke)
-            .with(Hook::WrapToolStream)
     }
 
     async fn before_agent(

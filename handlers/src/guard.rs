@@ -4,8 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use adk::{
-    BoxError, Handler, Hook, Hooks, StreamNext, ToolError, ToolNext, ToolOutput, ToolRequest,
-    ToolStream,
+    BoxError, Handler, StreamNext, ToolError, ToolNext, ToolOutput, ToolRequest, ToolStream,
 };
 
 use crate::{
@@ -215,10 +214,6 @@ impl<P: Policy> ToolGuard<P> {
 impl<P: Policy> Handler for ToolGuard<P> {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("tool_guard")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::WrapToolInvoke).with(Hook::WrapToolStream)
     }
 
     async fn wrap_tool_invoke(

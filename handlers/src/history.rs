@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use adk::{BoxError, Handler, Hook, Hooks, RunContext, RunState};
+use adk::{BoxError, Handler, RunContext, RunState};
 
 /// Runs a closure before each model call. See [`before_model`].
 #[derive(Clone)]
@@ -74,10 +74,6 @@ where
         Cow::Borrowed("before_model")
     }
 
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeModel)
-    }
-
     async fn before_model(
         &self,
         cx: &mut RunContext,
@@ -93,10 +89,6 @@ where
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("after_model")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::AfterModel)
     }
 
     async fn after_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {

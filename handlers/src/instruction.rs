@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use adk::{AgentConfig, BoxError, Handler, Hook, Hooks, RunContext};
+use adk::{AgentConfig, BoxError, Handler, RunContext};
 
 /// Sets the instruction of every run to a fixed text. See [`instruction`].
 #[derive(Debug, Clone)]
@@ -27,10 +27,6 @@ pub fn instruction(text: impl Into<Arc<str>>) -> Instruction {
 impl Handler for Instruction {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("instruction")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeAgent)
     }
 
     async fn before_agent(
@@ -77,10 +73,6 @@ where
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("instruction_fn")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeAgent)
     }
 
     async fn before_agent(

@@ -5,8 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use adk::{
-    BoxError, Handler, Hook, Hooks, StreamNext, ToolError, ToolNext, ToolOutput, ToolRequest,
-    ToolStream,
+    BoxError, Handler, StreamNext, ToolError, ToolNext, ToolOutput, ToolRequest, ToolStream,
 };
 
 use crate::revalidate::revalidate;
@@ -85,10 +84,6 @@ impl MapArguments {
 impl Handler for MapArguments {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("map_arguments")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::WrapToolInvoke).with(Hook::WrapToolStream)
     }
 
     async fn wrap_tool_invoke(

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 
-use adk::{BoxError, Handler, Hook, Hooks, ModelNext, ModelRequest, ModelResponse};
+use adk::{BoxError, Handler, ModelNext, ModelRequest, ModelResponse};
 
 /// Wraps each model call. See [`wrap_model`].
 #[derive(Clone)]
@@ -38,10 +38,6 @@ where
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("wrap_model")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::WrapModel)
     }
 
     fn wrap_model(

@@ -12,10 +12,6 @@ macro_rules! output_stage_handler {
                 std::borrow::Cow::Borrowed($name)
             }
 
-            fn hooks(&self) -> adk::Hooks {
-                adk::Hooks::only(adk::Hook::WrapToolInvoke).with(adk::Hook::WrapToolStream)
-            }
-
             async fn wrap_tool_invoke(
                 &self,
                 request: adk::ToolRequest,

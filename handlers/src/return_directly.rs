@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use adk::{AgentConfig, BoxError, Handler, Hook, Hooks, RunContext};
+use adk::{AgentConfig, BoxError, Handler, RunContext};
 
 /// Marks tools as return-directly in every run. See [`return_directly`].
 #[derive(Debug, Clone)]
@@ -34,10 +34,6 @@ where
 impl Handler for ReturnDirectly {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("return_directly")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeAgent)
     }
 
     async fn before_agent(

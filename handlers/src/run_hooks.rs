@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use adk::{AgentConfig, BoxError, Handler, Hook, Hooks, RunContext, RunState};
+use adk::{AgentConfig, BoxError, Handler, RunContext, RunState};
 
 /// Runs a closure at the start of each run. See [`before_agent`].
 #[derive(Clone)]
@@ -96,10 +96,6 @@ where
         Cow::Borrowed("before_agent")
     }
 
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeAgent)
-    }
-
     async fn before_agent(
         &self,
         cx: &mut RunContext,
@@ -115,10 +111,6 @@ where
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("after_agent")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::AfterAgent)
     }
 
     async fn after_agent(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {

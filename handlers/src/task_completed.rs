@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use adk::model::ToolChoice;
-use adk::{AgentConfig, BoxError, Finish, Handler, Hook, Hooks, Message, ModelNext, ModelRequest};
+use adk::{AgentConfig, BoxError, Finish, Handler, Message, ModelNext, ModelRequest};
 use adk::{ModelResponse, RunContext, RunState, Tool, ToolInfo, ToolOutput, ToolRequest};
 
 /// A handler that gives the model a `task_completed` tool to end the run with, and
@@ -219,12 +219,6 @@ fn completes_without_text(reply: &Message) -> bool {
 impl Handler for TaskCompleted {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("task_completed")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeAgent)
-            .with(Hook::WrapModel)
-            .with(Hook::AfterModel)
     }
 
     async fn before_agent(

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use adk::{AgentConfig, BoxError, Handler, Hook, Hooks, RunContext, Tool};
+use adk::{AgentConfig, BoxError, Handler, RunContext, Tool};
 
 /// Filters the tools of each run. See [`filter_tools`].
 #[derive(Clone)]
@@ -43,10 +43,6 @@ where
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("filter_tools")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeAgent)
     }
 
     async fn before_agent(

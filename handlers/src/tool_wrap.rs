@@ -4,9 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 
-use adk::{
-    BoxError, Handler, Hook, Hooks, StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream,
-};
+use adk::{BoxError, Handler, StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream};
 
 /// Wraps each whole tool call. See [`wrap_tool_invoke`].
 #[derive(Clone)]
@@ -73,10 +71,6 @@ where
         Cow::Borrowed("wrap_tool_invoke")
     }
 
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::WrapToolInvoke)
-    }
-
     fn wrap_tool_invoke(
         &self,
         request: ToolRequest,
@@ -93,10 +87,6 @@ where
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("wrap_tool_stream")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::WrapToolStream)
     }
 
     fn wrap_tool_stream(

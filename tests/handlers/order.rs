@@ -7,8 +7,11 @@ use std::convert::Infallible;
 use serde_json::json;
 use tower::{ServiceBuilder, ServiceExt, service_fn};
 use tower_adk::testing::{ScriptedModel, Turn};
-use tower_adk::{Agent, AgentRequest, BoxError, HandlerLayer, Hook, Hooks, Message, ModelRequest};
-use tower_adk::{Handler, ModelResponse, Tool, ToolCall, ToolInfo, ToolOutput};
+use tower_adk::{
+    Agent, AgentRequest, BoxError, BoxHandler, Handler, HandlerLayer, Hook, Message, ModelRequest,
+};
+use tower_adk::{ModelResponse, Tool, ToolCall, ToolInfo, ToolOutput};
+use tower_adk::{RunContext, RunState, ToolNext, ToolRequest};
 
 use crate::support::{Log, Probe};
 
@@ -72,57 +75,133 @@ async fn layer_handlers_run_before_request_handlers_and_after_hooks_unwind_inner
     assert_eq!(log.entries(), expected);
 }
 
+/// Implements two hooks, logging each call, and leaves the rest to their defaults.
+struct Partial(Log);
+
+impl Handler for Partial {
+    async fn before_model(&self, _: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+        self.0.push("partial.before_model".to_owned());
+        Ok(())
+    }
+
+    async fn wrap_tool_invoke(
+        &self,
+        request: ToolRequest,
+        next: ToolNext,
+    ) -> Result<ToolOutput, BoxError> {
+        self.0.push("partial.wrap_tool_invoke".to_owned());
+        next.run(request).await
+    }
+}
+
 #[tokio::test]
-async fn a_handler_runs_only_at_the_hooks_it_declares_and_the_others_still_nest() {
+async fn a_handler_runs_at_every_hook_it_implements_is_skipped_at_the_others_and_they_still_nest() {
     let log = Log::default();
-    let model = ScriptedModel::new([Turn::call("c1", "tool", json!({})), Turn::text("done")]);
+    let script = || ScriptedModel::new([Turn::call("c1", "tool", json!({})), Turn::text("done")]);
+    let tool = || {
+        Tool::from_fn(ToolInfo::new("tool", "Answers"), |_| async {
+            Ok::<_, Infallible>(ToolOutput::new("ok"))
+        })
+    };
+    let partial = BoxHandler::new(Partial(log.clone()));
+    for run in 0..2 {
+        let agent = Agent::builder(script()).tool(tool()).build().unwrap();
+        let request = AgentRequest::user("go")
+            .with_handler(Probe::new("outer", &log))
+            .with_handler(partial.clone())
+            .with_handler(Probe::new("inner", &log));
+        let result = agent.run(request).await.unwrap();
+        assert_eq!(result.final_message.content(), "done", "run {run}");
+
+        let partial_ran: Vec<String> = log
+            .entries()
+            .into_iter()
+            .filter(|e| e.starts_with("partial."))
+            .collect();
+        // Two model calls, one tool call: at its own hooks, every time.
+        assert_eq!(
+            partial_ran,
+            [
+                "partial.before_model",
+                "partial.wrap_tool_invoke",
+                "partial.before_model"
+            ],
+            "run {run}"
+        );
+        // The wrappers it passes through still nest around the model, without it.
+        let mut one_call = nested(&["outer", "inner"], Hook::WrapModel, "model");
+        one_call.retain(|e| e != "model");
+        assert_eq!(
+            log.of(Hook::WrapModel),
+            [one_call.clone(), one_call].concat(),
+            "run {run}"
+        );
+        log.clear();
+    }
+    // Its own hooks are called; those it passed through are skipped from now on.
+    for hook in [Hook::BeforeModel, Hook::WrapToolInvoke] {
+        assert!(partial.implements(hook), "{hook}");
+    }
+    for hook in [
+        Hook::BeforeAgent,
+        Hook::WrapModel,
+        Hook::AfterModel,
+        Hook::AfterAgent,
+    ] {
+        assert!(!partial.implements(hook), "{hook}");
+    }
+}
+
+/// Calls the logging `Partial`'s wrap_tool_invoke on odd calls and `()`'s pass-through
+/// default on even ones: it passes through only sometimes.
+struct Sometimes {
+    partial: Partial,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl Handler for Sometimes {
+    async fn wrap_tool_invoke(
+        &self,
+        request: ToolRequest,
+        next: ToolNext,
+    ) -> Result<ToolOutput, BoxError> {
+        let call = self
+            .calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if call.is_multiple_of(2) {
+            ().wrap_tool_invoke(request, next).await
+        } else {
+            self.partial.wrap_tool_invoke(request, next).await
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_handler_that_passes_through_another_handlers_default_only_sometimes_is_never_skipped() {
+    let log = Log::default();
+    let model = ScriptedModel::new([
+        Turn::call("c1", "tool", json!({})),
+        Turn::call("c2", "tool", json!({})),
+        Turn::call("c3", "tool", json!({})),
+        Turn::call("c4", "tool", json!({})),
+        Turn::text("done"),
+    ]);
     let tool = Tool::from_fn(ToolInfo::new("tool", "Answers"), |_| async {
         Ok::<_, Infallible>(ToolOutput::new("ok"))
     });
     let agent = Agent::builder(model).tool(tool).build().unwrap();
-    let declared = Hooks::only(Hook::BeforeModel).with(Hook::WrapToolInvoke);
-    let request = AgentRequest::user("go")
-        .with_handler(Probe::new("outer", &log))
-        .with_handler(Probe::declaring("declared", &log, declared))
-        .with_handler(Probe::new("inner", &log));
-    let result = agent.run(request).await.unwrap();
-    assert_eq!(result.final_message.content(), "done");
-
-    let declared_ran: Vec<String> = log
-        .entries()
-        .into_iter()
-        .filter(|e| e.starts_with("declared."))
-        .collect();
-    // Two model calls, one tool call; nothing at the undeclared hooks.
+    let handler = BoxHandler::new(Sometimes {
+        partial: Partial(log.clone()),
+        calls: Default::default(),
+    });
+    let request = AgentRequest::user("go").with_handler(handler.clone());
+    agent.run(request).await.unwrap();
+    // Calls 1 and 3 passed through `()`'s default; calls 2 and 4 still reached it.
     assert_eq!(
-        declared_ran,
-        [
-            "declared.before_model",
-            "declared.wrap_tool_invoke",
-            "declared.wrap_tool_invoke returned",
-            "declared.before_model",
-        ]
+        log.entries(),
+        ["partial.wrap_tool_invoke", "partial.wrap_tool_invoke"]
     );
-    // The wrappers it skips still nest around the model, without it.
-    let mut one_call = nested(&["outer", "inner"], Hook::WrapModel, "model");
-    one_call.retain(|e| e != "model");
-    assert_eq!(
-        log.of(Hook::WrapModel),
-        [one_call.clone(), one_call].concat()
-    );
-    assert_eq!(
-        log.of(Hook::WrapToolInvoke),
-        [
-            "outer.wrap_tool_invoke",
-            "declared.wrap_tool_invoke",
-            "inner.wrap_tool_invoke",
-            "inner.wrap_tool_invoke returned",
-            "declared.wrap_tool_invoke returned",
-            "outer.wrap_tool_invoke returned",
-        ]
-    );
-    assert_eq!(Probe::new("all", &log).hooks(), Hooks::ALL);
-    assert_eq!(None::<Probe>.hooks(), Hooks::NONE);
+    assert!(handler.implements(Hook::WrapToolInvoke));
 }
 
 #[tokio::test]

@@ -7,9 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
-use tower_adk::{
-    AgentConfig, BoxError, Handler, Hook, Hooks, ModelNext, ModelRequest, ModelResponse,
-};
+use tower_adk::{AgentConfig, BoxError, Handler, Hook, ModelNext, ModelRequest, ModelResponse};
 use tower_adk::{RunContext, RunState, StreamNext, Tool, ToolInfo, ToolNext, ToolOutput};
 use tower_adk::{ToolRequest, ToolStream};
 
@@ -24,6 +22,10 @@ impl Log {
 
     pub(crate) fn entries(&self) -> Vec<String> {
         self.0.lock().unwrap().clone()
+    }
+
+    pub(crate) fn clear(&self) {
+        self.0.lock().unwrap().clear();
     }
 
     /// The entries that mention `hook`, in order.
@@ -75,7 +77,6 @@ pub(crate) struct Probe {
     name: &'static str,
     log: Log,
     fail_at: Option<Hook>,
-    hooks: Hooks,
 }
 
 impl Probe {
@@ -84,15 +85,6 @@ impl Probe {
             name,
             log: log.clone(),
             fail_at: None,
-            hooks: Hooks::ALL,
-        }
-    }
-
-    /// A probe that declares only `hooks` ([`Handler::hooks`]), though it implements all.
-    pub(crate) fn declaring(name: &'static str, log: &Log, hooks: Hooks) -> Self {
-        Probe {
-            hooks,
-            ..Probe::new(name, log)
         }
     }
 
@@ -119,10 +111,6 @@ impl Probe {
 impl Handler for Probe {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed(self.name)
-    }
-
-    fn hooks(&self) -> Hooks {
-        self.hooks
     }
 
     async fn before_agent(

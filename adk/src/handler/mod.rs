@@ -42,11 +42,13 @@
 //!
 //! # Cost
 //!
-//! A hook that a handler does not implement still passes the call through it, unless
-//! the handler says which hooks it implements ([`Handler::hooks`]): then the run skips it
-//! at every other hook, and a handler costs only what its own hooks do. The handlers of
-//! `tower-adk-handlers` all declare theirs. `benches/overhead.rs` measures the rest: about
-//! 40 ns per handler per loop iteration on a 2-core machine (see `BENCHMARKS.md`).
+//! A hook that a handler does not implement passes the call through the first time it is
+//! reached; the pass-through is its own default, which tells the handler's
+//! [`BoxHandler`] so, and from then on the run (and every later run with that
+//! `BoxHandler`, or a clone) skips the handler at that hook without a call. Nothing needs
+//! declaring, so nothing can be declared wrongly: a hook a handler implements is never
+//! skipped. A handler costs only what its own hooks do. `benches/overhead.rs` measures it
+//! (see `BENCHMARKS.md`).
 //!
 //! # Example
 //!
@@ -75,10 +77,12 @@ mod layer;
 mod next;
 mod tower_layer;
 
+use std::any::TypeId;
 use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use futures::future::BoxFuture;
 use tower::BoxError;
@@ -100,48 +104,13 @@ pub trait Handler: Send + Sync + 'static {
         Cow::Borrowed(std::any::type_name::<Self>())
     }
 
-    /// The hooks this handler implements. The run skips the handler at every other hook:
-    /// it is not called there at all.
-    ///
-    /// Defaults to [`Hooks::ALL`], which is always right. Naming only the hooks a handler
-    /// overrides saves, at each skipped hook, a call per model or tool call (and for a
-    /// wrap hook, the allocation of its boxed future), which adds up over many handlers.
-    /// Name every hook the handler overrides: one left out is never called.
-    ///
-    /// ```
-    /// use tower_adk::{Handler, Hook, Hooks, RunContext, RunState};
-    /// use tower::BoxError;
-    ///
-    /// struct TrimHistory;
-    ///
-    /// impl Handler for TrimHistory {
-    ///     fn hooks(&self) -> Hooks {
-    ///         Hooks::only(Hook::BeforeModel)
-    ///     }
-    ///
-    ///     async fn before_model(&self, _: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
-    ///         // Keep the first message (the instruction) and the last 20.
-    ///         let excess = state.messages.len().saturating_sub(21);
-    ///         if excess > 0 {
-    ///             state.messages.to_mut().drain(1..=excess);
-    ///         }
-    ///         Ok(())
-    ///     }
-    /// }
-    /// assert!(TrimHistory.hooks().contains(Hook::BeforeModel));
-    /// assert!(!TrimHistory.hooks().contains(Hook::WrapModel));
-    /// ```
-    fn hooks(&self) -> Hooks {
-        Hooks::ALL
-    }
-
     /// Rewrites the run's configuration, once per run, before the first model call.
     fn before_agent(
         &self,
         cx: &mut RunContext,
         config: AgentConfig,
     ) -> impl Future<Output = Result<AgentConfig, BoxError>> + Send {
-        let _ = cx;
+        cx.passed_by::<Self>(Hook::BeforeAgent);
         std::future::ready(Ok(config))
     }
 
@@ -151,7 +120,8 @@ pub trait Handler: Send + Sync + 'static {
         cx: &mut RunContext,
         state: &mut RunState,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
-        let _ = (cx, state);
+        let _ = state;
+        cx.passed_by::<Self>(Hook::BeforeModel);
         Pass
     }
 
@@ -162,7 +132,8 @@ pub trait Handler: Send + Sync + 'static {
         cx: &mut RunContext,
         state: &mut RunState,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
-        let _ = (cx, state);
+        let _ = state;
+        cx.passed_by::<Self>(Hook::AfterModel);
         Pass
     }
 
@@ -172,7 +143,7 @@ pub trait Handler: Send + Sync + 'static {
         request: ModelRequest,
         next: ModelNext,
     ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send {
-        next.run(request)
+        next.pass_by::<Self>(request)
     }
 
     /// Wraps one tool call whose result is returned whole.
@@ -181,7 +152,7 @@ pub trait Handler: Send + Sync + 'static {
         request: ToolRequest,
         next: ToolNext,
     ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
-        next.run(request)
+        next.pass_by::<Self>(request)
     }
 
     /// Wraps one streamed tool call; the wrapper may transform the stream chunk by chunk.
@@ -190,7 +161,7 @@ pub trait Handler: Send + Sync + 'static {
         request: ToolRequest,
         next: StreamNext,
     ) -> impl Future<Output = Result<ToolStream, BoxError>> + Send {
-        next.run(request)
+        next.pass_by::<Self>(request)
     }
 
     /// Runs when a run ends successfully, innermost handler first.
@@ -199,7 +170,8 @@ pub trait Handler: Send + Sync + 'static {
         cx: &mut RunContext,
         state: &mut RunState,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
-        let _ = (cx, state);
+        let _ = state;
+        cx.passed_by::<Self>(Hook::AfterAgent);
         Pass
     }
 }
@@ -230,10 +202,6 @@ impl<H: Handler> Handler for Option<H> {
             Some(h) => h.name(),
             None => Cow::Borrowed("None"),
         }
-    }
-
-    fn hooks(&self) -> Hooks {
-        self.as_ref().map_or(Hooks::NONE, Handler::hooks)
     }
 
     async fn before_agent(
@@ -352,7 +320,7 @@ impl Hook {
     }
 }
 
-/// A set of [`Hook`]s: the ones a handler implements ([`Handler::hooks`]).
+/// A set of [`Hook`]s.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Hooks(u8);
 
@@ -431,7 +399,7 @@ impl HandlerError {
     pub(crate) fn new(hook: Hook, handler: &BoxHandler, source: BoxError) -> Self {
         HandlerError {
             hook,
-            handler: handler.inner.name(),
+            handler: handler.name(),
             source,
         }
     }
@@ -460,31 +428,76 @@ impl HandlerError {
 
 /// A type-erased [`Handler`], cheap to clone.
 ///
-/// Every `Handler` converts into it with `into()`.
+/// Every `Handler` converts into it with `into()`. Clones share the handler, and what
+/// the runs learned about it: the hooks it leaves to their pass-through default, which
+/// the runs skip once one has passed through them (see the [module docs](self#cost)).
 #[derive(Clone)]
 pub struct BoxHandler {
-    inner: Arc<dyn DynHandler>,
-    /// Read once, so skipping a hook costs no call.
-    hooks: Hooks,
+    inner: Arc<Slot<dyn DynHandler>>,
+}
+
+/// A handler, and the hooks it was seen to pass through.
+struct Slot<H: ?Sized> {
+    /// The handler's type: only its own defaults say that it passes through.
+    kind: TypeId,
+    passes: AtomicU8,
+    handler: H,
 }
 
 impl BoxHandler {
     /// Erases a handler.
     pub fn new<H: Handler>(handler: H) -> Self {
         BoxHandler {
-            hooks: handler.hooks(),
-            inner: Arc::new(handler),
+            inner: Arc::new(Slot {
+                kind: TypeId::of::<H>(),
+                passes: AtomicU8::new(Hooks::NONE.0),
+                handler,
+            }),
         }
     }
 
-    /// Whether the handler implements `hook` ([`Handler::hooks`]).
+    /// Whether the runs call the handler at `hook`: `false` once a run has seen the hook
+    /// pass through its default, which the handler did not override.
+    ///
+    /// ```
+    /// use tower_adk::{Agent, AgentRequest, BoxHandler, Hook};
+    /// use tower_adk::testing::{ScriptedModel, Turn};
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let handler = BoxHandler::new(tower_adk::handlers::instruction("Be brief."));
+    /// assert!(handler.implements(Hook::BeforeModel)); // not known yet
+    ///
+    /// let agent = Agent::builder(ScriptedModel::new([Turn::text("Hi")])).build()?;
+    /// agent.run(AgentRequest::user("hi").with_handler(handler.clone())).await?;
+    /// assert!(handler.implements(Hook::BeforeAgent)); // its own hook
+    /// assert!(!handler.implements(Hook::BeforeModel)); // passed through: skipped from now on
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
     pub fn implements(&self, hook: Hook) -> bool {
-        self.hooks.contains(hook)
+        !Hooks(self.inner.passes.load(Ordering::Relaxed)).contains(hook)
     }
 
     /// The handler's name.
     pub fn name(&self) -> Cow<'static, str> {
-        self.inner.name()
+        self.inner.handler.name()
+    }
+
+    /// The erased handler.
+    pub(crate) fn handler(&self) -> &dyn DynHandler {
+        &self.inner.handler
+    }
+
+    /// Notes that the default of `hook` of the handler type `kind` passed a call
+    /// through: if that is this handler's type, the runs skip it there from now on. (A
+    /// handler that calls another handler type's default, e.g. a combinator, is not
+    /// skipped: it may not pass through every time.)
+    pub(crate) fn passed(&self, hook: Hook, kind: TypeId) {
+        if kind == self.inner.kind {
+            self.inner
+                .passes
+                .fetch_or(Hooks::only(hook).0, Ordering::Relaxed);
+        }
     }
 }
 
@@ -496,9 +509,7 @@ impl<H: Handler> From<H> for BoxHandler {
 
 impl fmt::Debug for BoxHandler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("BoxHandler")
-            .field(&self.inner.name())
-            .finish()
+        f.debug_tuple("BoxHandler").field(&self.name()).finish()
     }
 }
 

@@ -1,4 +1,4 @@
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::fmt;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -76,6 +76,24 @@ impl<S: sealed::Seam> Next<S> {
     }
 }
 
+impl<S: sealed::Seam> Next<S> {
+    /// Passes the call through, as the default of the hook of the handler type `H` does:
+    /// the runs skip that handler at this hook from now on.
+    pub(crate) fn pass_by<H: ?Sized + 'static>(
+        self,
+        request: S::Request,
+    ) -> impl Future<Output = Result<S::Response, BoxError>> + Send + 'static {
+        let current = self
+            .index
+            .checked_sub(1)
+            .and_then(|at| self.handlers.get(at));
+        if let Some(handler) = current {
+            handler.passed(S::HOOK, TypeId::of::<H>());
+        }
+        self.run(request)
+    }
+}
+
 impl<S: sealed::Seam> Clone for Next<S> {
     fn clone(&self) -> Self {
         Next {
@@ -145,7 +163,7 @@ impl sealed::Seam for ModelSeam {
         request: ModelRequest,
         next: ModelNext,
     ) -> BoxFuture<'_, Result<ModelResponse, BoxError>> {
-        handler.inner.wrap_model(request, next)
+        handler.handler().wrap_model(request, next)
     }
 
     fn call(
@@ -175,7 +193,7 @@ impl sealed::Seam for InvokeSeam {
         request: ToolRequest,
         next: ToolNext,
     ) -> BoxFuture<'_, Result<ToolOutput, BoxError>> {
-        handler.inner.wrap_tool_invoke(request, next)
+        handler.handler().wrap_tool_invoke(request, next)
     }
 
     fn call(
@@ -208,7 +226,7 @@ impl sealed::Seam for StreamSeam {
         request: ToolRequest,
         next: StreamNext,
     ) -> BoxFuture<'_, Result<ToolStream, BoxError>> {
-        handler.inner.wrap_tool_stream(request, next)
+        handler.handler().wrap_tool_stream(request, next)
     }
 
     async fn call(tool: Tool, request: ToolRequest) -> Result<ToolStream, BoxError> {
@@ -294,9 +312,10 @@ impl Chain {
         mut config: AgentConfig,
     ) -> Result<AgentConfig, HandlerError> {
         for handler in self.0.iter().filter(|h| h.implements(Hook::BeforeAgent)) {
-            config = caught(|| handler.inner.before_agent(cx, config))
+            config = caught(|| handler.handler().before_agent(cx, config))
                 .await
                 .map_err(|e| HandlerError::new(Hook::BeforeAgent, handler, e))?;
+            learn(handler, cx);
         }
         Ok(config)
     }
@@ -377,11 +396,19 @@ async fn run_state_hook<'h>(
     state: &mut RunState,
 ) -> Result<(), HandlerError> {
     for handler in handlers.filter(|h| h.implements(hook)) {
-        caught(|| call(&*handler.inner, cx, state))
+        caught(|| call(handler.handler(), cx, state))
             .await
             .map_err(|e| HandlerError::new(hook, handler, e))?;
+        learn(handler, cx);
     }
     Ok(())
+}
+
+/// Tells the handler what its hook's default said, if it passed the call through.
+fn learn(handler: &BoxHandler, cx: &mut RunContext) {
+    if let Some((hook, kind)) = cx.take_passed() {
+        handler.passed(hook, kind);
+    }
 }
 
 /// A hook's result, or its panic as a [`Panicked`] error, whether it panics making its

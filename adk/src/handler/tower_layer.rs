@@ -12,7 +12,7 @@ use futures::{FutureExt, TryFutureExt};
 use tower::{BoxError, Layer, Service, ServiceExt};
 
 use super::next::{InvokeSeam, ModelSeam};
-use super::{Continuation, Handler, Hook, Hooks, ModelNext, StreamNext, ToolNext};
+use super::{Continuation, Handler, ModelNext, StreamNext, ToolNext};
 use crate::tool::whole;
 use crate::{ModelRequest, ModelResponse, ToolOutput, ToolRequest, ToolStream};
 
@@ -139,10 +139,6 @@ where
         Cow::Owned(format!("ToolLayer<{}>", std::any::type_name::<T>()))
     }
 
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::WrapToolInvoke).with(Hook::WrapToolStream)
-    }
-
     async fn wrap_tool_invoke(
         &self,
         mut request: ToolRequest,
@@ -213,10 +209,6 @@ where
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Owned(format!("ModelLayer<{}>", std::any::type_name::<T>()))
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::WrapModel)
     }
 
     async fn wrap_model(

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 
-use adk::{BoxError, Handler, Hook, Hooks, StreamNext, ToolError, ToolNext};
+use adk::{BoxError, Handler, StreamNext, ToolError, ToolNext};
 use adk::{ToolOutput, ToolRequest, ToolStream};
 
 pub use self::approval::Approval;
@@ -213,10 +213,6 @@ impl<P: Policy> PolicyGate<P> {
 impl<P: Policy> Handler for PolicyGate<P> {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("policy_gate")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::WrapToolInvoke).with(Hook::WrapToolStream)
     }
 
     async fn wrap_tool_invoke(

@@ -73,7 +73,7 @@ mod policy;
 use std::borrow::Cow;
 use std::future::Future;
 
-use adk::{BoxError, Handler, HandlerError, Hook, Hooks, StreamNext, ToolError, ToolNext};
+use adk::{BoxError, Handler, HandlerError, StreamNext, ToolError, ToolNext};
 use adk::{ToolOutput, ToolRequest, ToolStream};
 use futures::{StreamExt, stream};
 use tower::ServiceExt;
@@ -122,10 +122,6 @@ where
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("ToolRetry")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::WrapToolInvoke).with(Hook::WrapToolStream)
     }
 
     fn wrap_tool_invoke(

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use adk::{AgentConfig, BoxError, Finish, Handler, Hook, Hooks, Message, RunContext, RunState};
+use adk::{AgentConfig, BoxError, Finish, Handler, Message, RunContext, RunState};
 use adk::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest};
 use serde_json::Value;
 
@@ -326,12 +326,6 @@ fn save(cx: &mut RunContext) -> Result<(), BoxError> {
 impl Handler for SlotFilling {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("slot_filling")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeAgent)
-            .with(Hook::BeforeModel)
-            .with(Hook::AfterAgent)
     }
 
     async fn before_agent(

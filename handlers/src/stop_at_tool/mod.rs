@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use adk::{AgentConfig, BoxError, Finish, Handler, Hook, Hooks, Message, RunContext, RunState};
+use adk::{AgentConfig, BoxError, Finish, Handler, Message, RunContext, RunState};
 use adk::{StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream};
 
 pub use self::error::{StopAtToolBuildError, StopToolNotCalled};
@@ -249,13 +249,6 @@ impl StopAtToolBuilder {
 impl Handler for StopAtTool {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("stop_at_tool")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeAgent)
-            .with(Hook::WrapToolInvoke)
-            .with(Hook::WrapToolStream)
-            .with(Hook::AfterAgent)
     }
 
     async fn before_agent(

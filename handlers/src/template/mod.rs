@@ -8,7 +8,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use adk::{AgentConfig, BoxError, Handler, Hook, Hooks, Message, RunContext, RunState};
+use adk::{AgentConfig, BoxError, Handler, Message, RunContext, RunState};
 use jiff::tz::TimeZone;
 use minijinja::Environment;
 
@@ -234,10 +234,6 @@ impl PromptTemplate {
 impl Handler for PromptTemplate {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("prompt_template")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::BeforeAgent).with(Hook::BeforeModel)
     }
 
     async fn before_agent(

@@ -70,9 +70,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::time::Duration;
 
-use adk::{
-    BoxError, Handler, Hook, Hooks, StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream,
-};
+use adk::{BoxError, Handler, StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream};
 use tokio::time::Instant;
 
 use self::error::Limit;
@@ -210,10 +208,6 @@ impl ToolTimeout {
 impl Handler for ToolTimeout {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("ToolTimeout")
-    }
-
-    fn hooks(&self) -> Hooks {
-        Hooks::only(Hook::WrapToolInvoke).with(Hook::WrapToolStream)
     }
 
     fn wrap_tool_invoke(
