@@ -76,7 +76,7 @@ pub use crate::agent::{
     Agent, AgentBuilder, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, AwaitRun,
     AwaitRunLayer, Run, RunResult, RunStatus, RunStep, ToolFailurePolicy, ToolRecord,
 };
-pub use crate::context::{Locals, RunContext, RunState};
+pub use crate::context::{Locals, LocalsGuard, RunContext, RunState};
 pub use crate::error::{AgentError, BuildError, ModelError, Panicked};
 pub use crate::handler::{BoxHandler, Handler, HandlerError, HandlerLayer, Hook, Hooks, ModelNext};
 pub use crate::handler::{HandlerService, StreamNext, ToolNext};

@@ -1,15 +1,16 @@
 //! What a run shares across tasks (not public: it appears only inside the sealed model
 //! seam, as the agent's `SharedModel` does).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use crate::ModelRequest;
 use crate::model::{ModelFuture, SharedModel};
+use crate::{Locals, ModelRequest};
 
-/// What a run shares with whoever reads it and with its model calls, which may be polled
-/// on other tasks: whether its events are read, the model, and how many times it was
-/// called. One allocation per run, and a thin pointer in every model call's future.
+/// What a run shares with whoever reads it and with its calls, which may be polled on
+/// other tasks: whether its events are read, the model and how many times it was called,
+/// and the run-local values while a call is in flight. One allocation per run, and a
+/// thin pointer in every call's request.
 #[derive(Debug, Clone)]
 pub struct RunShared(Arc<Shared>);
 
@@ -18,6 +19,8 @@ struct Shared {
     unread: AtomicBool,
     model: SharedModel,
     model_calls: AtomicUsize,
+    /// The run-local values, while they are lent to the calls in flight.
+    locals: Mutex<Locals>,
 }
 
 impl RunShared {
@@ -27,6 +30,7 @@ impl RunShared {
             unread: AtomicBool::new(false),
             model,
             model_calls: AtomicUsize::new(0),
+            locals: Mutex::default(),
         }))
     }
 
@@ -46,6 +50,22 @@ impl RunShared {
     /// No one reads the events from now on.
     pub(crate) fn leave(&self) {
         self.0.unread.store(true, Ordering::Relaxed);
+    }
+
+    /// Lends the run-local values to the calls about to run.
+    pub(crate) fn lend(&self, locals: Locals) {
+        *self.locals() = locals;
+    }
+
+    /// Takes the run-local values back, with what the calls changed.
+    pub(crate) fn take_back(&self) -> Locals {
+        std::mem::take(&mut *self.locals())
+    }
+
+    /// The lent run-local values. (A call that panicked holding them poisons nothing:
+    /// the values are plain data, valid whatever the panic interrupted.)
+    pub(crate) fn locals(&self) -> MutexGuard<'_, Locals> {
+        self.0.locals.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// How many times the model service was called.

@@ -2,13 +2,13 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use adk::ToolStream;
 use adk::model::ToolChoice;
-use adk::{AgentConfig, BoxError, Handler, ModelNext, ModelRequest, ModelResponse, RunContext};
+use adk::{BoxError, Handler, Locals, ModelNext, ModelRequest, ModelResponse, RunContext};
 use adk::{RunState, StreamNext, ToolError, ToolErrorKind, ToolNext, ToolOutput, ToolRequest};
+use serde::{Deserialize, Serialize};
 
 /// What happens when a run reaches one of its [`CallLimits`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -72,13 +72,10 @@ pub struct CallLimits {
     on_limit: OnLimit,
 }
 
-/// The counts of one run, shared by its hooks and its parallel tool calls through the
-/// run's extensions.
-#[derive(Clone, Default)]
-struct Counts(Arc<Mutex<CountState>>);
-
-#[derive(Default)]
-struct CountState {
+/// The counts of one run, kept in its run-local values (under [`CallLimits::LOCALS_KEY`]),
+/// so a checkpoint keeps them and a resumed run goes on counting from them.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Counts {
     model_calls: usize,
     tool_calls: usize,
     per_tool: BTreeMap<String, usize>,
@@ -87,20 +84,19 @@ struct CountState {
 }
 
 impl Counts {
-    fn lock(&self) -> MutexGuard<'_, CountState> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn of(locals: &Locals) -> Result<Self, BoxError> {
+        Ok(locals.get(CallLimits::LOCALS_KEY)?.unwrap_or_default())
     }
-}
 
-impl fmt::Debug for Counts {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Counts").finish_non_exhaustive()
+    fn save(&self, locals: &mut Locals) -> Result<(), BoxError> {
+        Ok(locals.insert(CallLimits::LOCALS_KEY, self)?)
     }
 }
 
 impl CallLimits {
+    /// The run-local value that holds a run's counts.
+    pub const LOCALS_KEY: &'static str = "call_limits";
+
     /// No limits yet.
     pub fn new() -> Self {
         CallLimits::default()
@@ -131,32 +127,31 @@ impl CallLimits {
     }
 
     /// Counts one tool call; the error says which limit it is over.
-    fn admit_tool_call(&self, counts: &Counts, name: &str) -> Result<(), CallLimitExceeded> {
-        let mut state = counts.lock();
-        if let Some(limit) = self.tool_calls.filter(|max| state.tool_calls >= *max) {
+    fn admit_tool_call(&self, counts: &mut Counts, name: &str) -> Result<(), CallLimitExceeded> {
+        if let Some(limit) = self.tool_calls.filter(|max| counts.tool_calls >= *max) {
             return Err(CallLimitExceeded {
                 what: "tool calls".into(),
                 limit,
             });
         }
-        let used = state.per_tool.get(name).copied().unwrap_or(0);
+        let used = counts.per_tool.get(name).copied().unwrap_or(0);
         if let Some(&limit) = self.per_tool.get(name).filter(|max| used >= **max) {
             return Err(CallLimitExceeded {
                 what: format!("calls of tool `{name}`"),
                 limit,
             });
         }
-        state.tool_calls += 1;
-        *state.per_tool.entry(name.to_owned()).or_default() += 1;
+        counts.tool_calls += 1;
+        *counts.per_tool.entry(name.to_owned()).or_default() += 1;
         Ok(())
     }
 
     /// What a tool call over a limit gets instead of the tool's answer.
-    fn refuse(&self, counts: &Counts, exceeded: CallLimitExceeded) -> BoxError {
+    fn refuse(&self, counts: &mut Counts, exceeded: CallLimitExceeded) -> BoxError {
         match self.on_limit {
             OnLimit::Error => exceeded.into(),
             OnLimit::EndRun => {
-                counts.lock().wind_down = true;
+                counts.wind_down = true;
                 ToolError::new(
                     ToolErrorKind::LimitReached,
                     format!("{exceeded}; answer now without tools"),
@@ -169,12 +164,15 @@ impl CallLimits {
         }
     }
 
+    /// Counts a tool call in the run's values, or refuses it.
     fn check_tool_call(&self, request: &ToolRequest) -> Result<(), BoxError> {
-        let Some(counts) = request.extensions().get::<Counts>() else {
-            return Ok(());
-        };
-        self.admit_tool_call(counts, &request.name)
-            .map_err(|exceeded| self.refuse(counts, exceeded))
+        let mut locals = request.locals();
+        let mut counts = Counts::of(&locals)?;
+        let admitted = self
+            .admit_tool_call(&mut counts, &request.name)
+            .map_err(|exceeded| self.refuse(&mut counts, exceeded));
+        counts.save(&mut locals)?;
+        admitted
     }
 }
 
@@ -183,22 +181,10 @@ impl Handler for CallLimits {
         Cow::Borrowed("call_limits")
     }
 
-    async fn before_agent(
-        &self,
-        cx: &mut RunContext,
-        config: AgentConfig,
-    ) -> Result<AgentConfig, BoxError> {
-        cx.extensions_mut().insert(Counts::default());
-        Ok(config)
-    }
-
     async fn before_model(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
-        let Some(counts) = cx.extensions().get::<Counts>() else {
-            return Ok(());
-        };
-        let mut state = counts.lock();
+        let mut counts = Counts::of(cx.locals())?;
         if let Some(limit) = self.model_calls {
-            if state.model_calls >= limit {
+            if counts.model_calls >= limit {
                 return Err(CallLimitExceeded {
                     what: "model calls".into(),
                     limit,
@@ -206,12 +192,12 @@ impl Handler for CallLimits {
                 .into());
             }
             // The last allowed call must produce the answer, unless the limit is an error.
-            if state.model_calls + 1 == limit && self.on_limit != OnLimit::Error {
-                state.wind_down = true;
+            if counts.model_calls + 1 == limit && self.on_limit != OnLimit::Error {
+                counts.wind_down = true;
             }
         }
-        state.model_calls += 1;
-        Ok(())
+        counts.model_calls += 1;
+        counts.save(cx.locals_mut())
     }
 
     async fn wrap_model(
@@ -219,11 +205,7 @@ impl Handler for CallLimits {
         mut request: ModelRequest,
         next: ModelNext,
     ) -> Result<ModelResponse, BoxError> {
-        if request
-            .extensions()
-            .get::<Counts>()
-            .is_some_and(|c| c.lock().wind_down)
-        {
+        if Counts::of(&request.locals())?.wind_down {
             request.tools = Arc::from([]);
             request.options.tool_choice = ToolChoice::None;
         }
@@ -231,11 +213,7 @@ impl Handler for CallLimits {
     }
 
     async fn after_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
-        let winding_down = cx
-            .extensions()
-            .get::<Counts>()
-            .is_some_and(|c| c.lock().wind_down);
-        if winding_down {
+        if Counts::of(cx.locals())?.wind_down {
             // A model that calls tools anyway is not obeyed: the run ends with its text.
             if let Some(calls) = state.messages.last_mut().and_then(|m| m.tool_calls_mut()) {
                 calls.clear();

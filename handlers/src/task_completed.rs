@@ -4,10 +4,9 @@
 use std::borrow::Cow;
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use adk::model::ToolChoice;
-use adk::{AgentConfig, BoxError, Finish, Handler, Message, ModelNext, ModelRequest};
+use adk::{AgentConfig, BoxError, Finish, Handler, Locals, Message, ModelNext, ModelRequest};
 use adk::{ModelResponse, RunContext, RunState, Tool, ToolInfo, ToolOutput, ToolRequest};
 
 /// A handler that gives the model a `task_completed` tool to end the run with, and
@@ -81,19 +80,14 @@ pub fn task_completed() -> TaskCompleted {
     TaskCompleted::new()
 }
 
-/// Set in the run's extensions while the run asks the model for its closing line: from
-/// the reply that called `task_completed` without text to the closing reply.
-#[derive(Clone, Default)]
-struct Closing(Arc<AtomicBool>);
-
-impl Closing {
-    fn is_set(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
-    }
-}
-
-fn closing(extensions: &http::Extensions) -> bool {
-    extensions.get::<Closing>().is_some_and(Closing::is_set)
+/// Whether the run is asking the model for its closing line: from the reply that called
+/// `task_completed` without text to the closing reply. Kept in the run-local values
+/// (under [`TaskCompleted::LOCALS_KEY`]), so a checkpoint keeps it.
+fn closing(locals: &Locals) -> bool {
+    matches!(
+        locals.get::<bool>(TaskCompleted::LOCALS_KEY),
+        Ok(Some(true))
+    )
 }
 
 impl TaskCompleted {
@@ -105,6 +99,9 @@ impl TaskCompleted {
     /// assert_eq!(tower_adk::handlers::TaskCompleted::TOOL_NAME, "task_completed");
     /// ```
     pub const TOOL_NAME: &'static str = "task_completed";
+
+    /// The run-local value that says the run is asking for a closing line.
+    pub const LOCALS_KEY: &'static str = "task_completed.closing";
 
     /// The tool's description unless replaced.
     ///
@@ -199,7 +196,7 @@ fn completion_tool(description: impl Into<String>) -> Tool {
         ToolInfo::new(TaskCompleted::TOOL_NAME, description),
         |request: ToolRequest| async move {
             let output = ToolOutput::new(TaskCompleted::RESULT);
-            if closing(request.extensions()) {
+            if closing(&request.locals()) {
                 return Ok::<_, Infallible>(output);
             }
             Ok(output.finishing(Finish::WithTurnText))
@@ -226,8 +223,8 @@ impl Handler for TaskCompleted {
         cx: &mut RunContext,
         mut config: AgentConfig,
     ) -> Result<AgentConfig, BoxError> {
+        let _ = cx;
         config.add_tool(self.tool.clone());
-        cx.extensions_mut().insert(Closing::default());
         Ok(config)
     }
 
@@ -236,7 +233,7 @@ impl Handler for TaskCompleted {
         mut request: ModelRequest,
         next: ModelNext,
     ) -> Result<ModelResponse, BoxError> {
-        if closing(request.extensions()) {
+        if closing(&request.locals()) {
             request
                 .messages
                 .push(Message::system(&*self.closing_prompt));
@@ -247,10 +244,8 @@ impl Handler for TaskCompleted {
     }
 
     async fn after_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
-        let Some(closing) = cx.extensions().get::<Closing>() else {
-            return Ok(());
-        };
-        if closing.0.swap(false, Ordering::SeqCst) {
+        if closing(cx.locals()) {
+            cx.locals_mut().remove(Self::LOCALS_KEY);
             // The closing reply ends the run, whatever it asks for.
             // (Checked first: `last_mut` copies the history if it is shared.)
             let has_calls = state
@@ -263,7 +258,7 @@ impl Handler for TaskCompleted {
                 calls.clear();
             }
         } else if state.messages.last().is_some_and(completes_without_text) {
-            closing.0.store(true, Ordering::SeqCst);
+            cx.locals_mut().insert(Self::LOCALS_KEY, &true)?;
         }
         Ok(())
     }

@@ -226,3 +226,31 @@ async fn limits_count_per_run() {
         );
     }
 }
+
+/// The counts are the run's own data, in its run-local values: a checkpoint of the run
+/// keeps them, and no cell outside the run holds them.
+#[tokio::test]
+async fn the_counts_are_kept_in_the_runs_own_values() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let model = ScriptedModel::new([
+        Turn::call("c1", "work", json!({})).with_call("c2", "work", json!({})),
+        Turn::text("done"),
+    ]);
+    let agent = Agent::builder(model)
+        .tool(counting_tool("work", &calls))
+        .build()
+        .unwrap();
+    let limits = CallLimits::new().tool_calls(5);
+
+    let result = agent
+        .run(AgentRequest::user("go").with_handler(limits))
+        .await
+        .unwrap();
+
+    let counts = result.locals.get_value(CallLimits::LOCALS_KEY).cloned();
+    let counts = counts.unwrap_or_default();
+    assert_eq!(counts["model_calls"], 2);
+    assert_eq!(counts["tool_calls"], 2);
+    assert_eq!(counts["per_tool"]["work"], 2);
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}

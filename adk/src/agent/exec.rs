@@ -12,6 +12,7 @@ use serde_json::Value;
 use tower::BoxError;
 
 use super::{AgentConfig, AgentEvent, ToolRecord};
+use crate::context::Scope;
 use crate::handler::{Chain, HandlerError};
 use crate::telemetry::{self, InSpan};
 use crate::{AgentError, Finish, Tool, ToolCall, ToolError, ToolRequest};
@@ -31,14 +32,14 @@ pub(crate) enum CallEvent {
 pub(super) fn run_batch(
     chain: Chain,
     config: AgentConfig,
-    extensions: Arc<http::Extensions>,
+    scope: Scope,
     calls: Vec<ToolCall>,
     options: BatchOptions,
 ) -> BoxStream<'static, CallEvent> {
     let mut streams = calls
         .into_iter()
         .enumerate()
-        .map(move |(index, call)| run_call(&chain, &config, &extensions, options, index, call));
+        .map(move |(index, call)| run_call(&chain, &config, &scope, options, index, call));
     match streams.len() {
         // One call needs no merging.
         1 => streams.next().unwrap_or_else(|| stream::empty().boxed()),
@@ -128,7 +129,7 @@ pub(crate) struct BatchOptions {
 fn run_call(
     chain: &Chain,
     config: &AgentConfig,
-    extensions: &Arc<http::Extensions>,
+    scope: &Scope,
     options: BatchOptions,
     index: usize,
     call: ToolCall,
@@ -144,7 +145,7 @@ fn run_call(
         #[cfg(feature = "validation")]
         validate: options.validate,
         listening: options.events,
-        extensions: Arc::clone(extensions),
+        scope: scope.clone(),
         call,
     };
     // Whole and streamed calls are separate streams: each keeps only its own state (a
@@ -167,7 +168,7 @@ struct Call {
     validate: bool,
     /// Whether the caller reads events: without, the call reports only its record.
     listening: bool,
-    extensions: Arc<http::Extensions>,
+    scope: Scope,
 }
 
 /// A call whose result comes whole.
@@ -253,12 +254,7 @@ fn prepare(tool: Tool, call: &Call) -> Result<(Tool, ToolRequest), BoxError> {
     if call.validate {
         tool.validate(&arguments)?;
     }
-    let request = ToolRequest::for_run(
-        &call.call.id,
-        arguments,
-        Arc::clone(&call.extensions),
-        tool.clone(),
-    );
+    let request = ToolRequest::for_run(&call.call.id, arguments, call.scope.clone(), tool.clone());
     Ok((tool, request))
 }
 

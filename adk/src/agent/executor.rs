@@ -13,6 +13,7 @@ use tower::BoxError;
 
 use super::exec::{self, BatchOptions, CallEvent};
 use super::{AgentConfig, AgentEvent, ToolRecord};
+use crate::context::Scope;
 use crate::handler::Chain;
 use crate::{AgentError, ToolCall, ToolError, ToolErrorKind};
 
@@ -181,7 +182,7 @@ impl ToolBatch {
 pub struct DefaultExecutor {
     chain: Chain,
     config: AgentConfig,
-    extensions: Arc<http::Extensions>,
+    scope: Scope,
     options: BatchOptions,
     /// Where the events of its calls go: the run's stream, when a custom executor runs.
     events: Option<mpsc::Sender<AgentEvent>>,
@@ -191,13 +192,13 @@ impl DefaultExecutor {
     pub(crate) fn new(
         chain: Chain,
         config: AgentConfig,
-        extensions: Arc<http::Extensions>,
+        scope: Scope,
         options: BatchOptions,
     ) -> Self {
         DefaultExecutor {
             chain,
             config,
-            extensions,
+            scope,
             options,
             events: None,
         }
@@ -213,7 +214,7 @@ impl DefaultExecutor {
         let batch = exec::run_batch(
             self.chain.clone(),
             self.config.clone(),
-            Arc::clone(&self.extensions),
+            self.scope.clone(),
             calls,
             self.options,
         );

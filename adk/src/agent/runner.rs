@@ -17,6 +17,7 @@ use super::compile::{CompiledLoop, Outcome};
 use super::exec::{self, BatchOptions, CallEvent};
 use super::{AgentConfig, AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun};
 use super::{DefaultExecutor, Run, RunStatus, RunStep, ToolFailurePolicy, ToolRecord};
+use crate::context::Scope;
 use crate::handler::Chain;
 use crate::run_shared::RunShared;
 use crate::telemetry::{self, InSpan};
@@ -174,12 +175,12 @@ impl Loop {
         self.chain.before_model(cx, state).await?;
 
         let span = telemetry::model_span(iteration, self.tool_infos.len());
-        let call = self
-            .chain
-            .model(self.model_request(), self.audience.clone());
-        let response = InSpan::new(call, span)
-            .await
-            .map_err(AgentError::from_chain)?;
+        let request = self.model_request();
+        self.lend_locals();
+        let call = self.chain.model(request, self.audience.clone());
+        let response = InSpan::new(call, span).await;
+        self.take_locals_back();
+        let response = response.map_err(AgentError::from_chain)?;
         self.run
             .set_model_calls(self.model_calls + self.audience.model_calls());
         match response.into_whole() {
@@ -263,14 +264,14 @@ impl Loop {
             events: self.audience.listening(),
             ..self.agent.batch
         };
-        let extensions = self.run.context().shared_extensions();
+        let scope = self.scope();
         let (chain, config) = (self.chain.clone(), self.config.clone());
+        self.lend_locals();
         let events = match self.config.executor() {
-            Some(executor) => executor.run(
-                calls,
-                DefaultExecutor::new(chain, config, extensions, options),
-            ),
-            None => exec::run_batch(chain, config, extensions, calls, options),
+            Some(executor) => {
+                executor.run(calls, DefaultExecutor::new(chain, config, scope, options))
+            }
+            None => exec::run_batch(chain, config, scope, calls, options),
         };
         self.work = Work::Tools(events);
         None
@@ -283,6 +284,7 @@ impl Loop {
         };
         let Some(event) = events.next().await else {
             self.work = Work::Idle;
+            self.take_locals_back();
             return Ok(self.end_turn());
         };
         match event {
@@ -358,16 +360,34 @@ impl Loop {
         Ok(self.run.take_result())
     }
 
-    /// The request of one model call: the history so far, the run's tools, its
-    /// extensions.
+    /// The request of one model call: the history so far, the run's tools, its scope.
     fn model_request(&self) -> ModelRequest {
-        let mut request = ModelRequest::with_extensions(
-            self.run.state().messages.clone(),
-            Arc::clone(&self.tool_infos),
-            self.run.context().shared_extensions(),
-        );
+        let messages = self.run.state().messages.clone();
+        let tools = Arc::clone(&self.tool_infos);
+        let mut request = ModelRequest::for_run(messages, tools, self.scope());
         request.options = self.agent.options.clone();
         request
+    }
+
+    /// What the run's calls carry from it: its extensions and its run-local values.
+    fn scope(&self) -> Scope {
+        Scope::new(
+            self.run.context().shared_extensions(),
+            self.audience.clone(),
+        )
+    }
+
+    /// Lends the run-local values to the calls about to run (see [`LocalsGuard`]).
+    ///
+    /// [`LocalsGuard`]: crate::LocalsGuard
+    fn lend_locals(&mut self) {
+        let locals = std::mem::take(self.run.context_mut().locals_mut());
+        self.audience.lend(locals);
+    }
+
+    /// Takes the run-local values back from the calls that are done.
+    fn take_locals_back(&mut self) {
+        *self.run.context_mut().locals_mut() = self.audience.take_back();
     }
 }
 
@@ -388,7 +408,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::testing::{ScriptedModel, Turn, echo_tool};
+    use crate::testing::{ScriptedModel, Turn};
     use crate::{Agent, AgentRequest};
 
     fn script() -> ScriptedModel {
@@ -399,10 +419,21 @@ mod tests {
         ])
     }
 
+    /// Echoes its arguments, and counts its calls in the run's own values.
+    fn counted_echo() -> Tool {
+        let info = crate::ToolInfo::new("echo", "Echoes, counting");
+        Tool::from_fn(info, |request: crate::ToolRequest| async move {
+            let mut locals = request.locals();
+            let calls = locals.get::<u32>("echoes")?.unwrap_or(0) + 1;
+            locals.insert("echoes", &calls)?;
+            Ok::<_, serde_json::Error>(crate::ToolOutput::new(request.arguments.to_string()))
+        })
+    }
+
     fn agent(model: ScriptedModel) -> Agent {
         let built = Agent::builder(model)
             .instruction("Be brief.")
-            .tool(echo_tool("echo"))
+            .tool(counted_echo())
             .build();
         built.unwrap_or_else(|e| panic!("the agent builds: {e}"))
     }
@@ -457,6 +488,11 @@ mod tests {
         assert_eq!(read.context().iteration(), 1);
         assert_eq!(read.records().count(), 2);
         assert_eq!(read.pending_calls().count(), 0);
+        // What the tools kept in the run's values is part of it.
+        assert_eq!(
+            read.context().locals().get::<u32>("echoes").ok().flatten(),
+            Some(2)
+        );
 
         // The rest of the run, on a new loop: the model goes on with its second turn.
         let taken_up = finish(&agent, read).await.unwrap_or_else(|e| panic!("{e}"));
@@ -471,5 +507,7 @@ mod tests {
                 .collect()
         };
         assert_eq!(contents(&taken_up), contents(&alone));
+        assert_eq!(taken_up.locals, alone.locals);
+        assert_eq!(taken_up.locals.get::<u32>("echoes").ok().flatten(), Some(3));
     }
 }

@@ -41,6 +41,7 @@ use tower::util::BoxCloneSyncService;
 pub use self::response::{MessageAccumulator, ModelDelta, ModelResponse};
 pub(crate) use self::shared::{ModelFuture, SharedModel};
 pub use self::usage::{Usage, UsageMeter};
+use crate::context::{LocalsGuard, Scope};
 use crate::handler::Continuation;
 use crate::{Messages, ToolInfo};
 
@@ -128,39 +129,41 @@ pub struct ModelRequest {
     pub tools: Arc<[Arc<ToolInfo>]>,
     /// Options for this call.
     pub options: ModelOptions,
-    extensions: Arc<http::Extensions>,
+    scope: Scope,
     pub(crate) continuation: Option<Continuation>,
 }
 
 impl ModelRequest {
     /// A request with no tools, default options and empty extensions.
     pub fn new(messages: Messages) -> Self {
-        ModelRequest::with_extensions(messages, Arc::from([]), Arc::default())
+        ModelRequest::for_run(messages, Arc::from([]), Scope::default())
     }
 
-    pub(crate) fn with_extensions(
-        messages: Messages,
-        tools: Arc<[Arc<ToolInfo>]>,
-        extensions: Arc<http::Extensions>,
-    ) -> Self {
+    pub(crate) fn for_run(messages: Messages, tools: Arc<[Arc<ToolInfo>]>, scope: Scope) -> Self {
         ModelRequest {
             messages,
             tools,
             options: ModelOptions::default(),
-            extensions,
+            scope,
             continuation: None,
         }
     }
 
     /// The run's extensions.
     pub fn extensions(&self) -> &http::Extensions {
-        &self.extensions
+        &self.scope.extensions
+    }
+
+    /// The run's run-local values, locked for this call (see [`LocalsGuard`]): what a
+    /// wrapper or the model changes there is the run's.
+    pub fn locals(&self) -> LocalsGuard<'_> {
+        self.scope.locals()
     }
 
     /// The extensions, mutably; changes are seen by the inner wrappers and the model of
     /// this call only.
     pub fn extensions_mut(&mut self) -> &mut http::Extensions {
-        Arc::make_mut(&mut self.extensions)
+        self.scope.extensions_mut()
     }
 
     /// The names of the tools offered, in order.

@@ -1,12 +1,12 @@
 //! The request of the tool seam.
 
 use std::fmt;
-use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::Tool;
 use super::whole::ChunkSink;
+use crate::context::{LocalsGuard, Scope};
 use crate::handler::Continuation;
 
 /// One tool call, as it travels through the tool wrappers to the tool: the request of the
@@ -14,7 +14,8 @@ use crate::handler::Continuation;
 ///
 /// The arguments have been parsed from the model's JSON text once, before any wrapper
 /// sees the call. The run's extensions ride along, so wrappers and tools see the caller's
-/// identity, role or tenant, and anything a hook inserted earlier in the run.
+/// identity, role or tenant, and anything a hook inserted earlier in the run; and so do
+/// its run-local values ([`ToolRequest::locals`]).
 #[derive(Clone)]
 pub struct ToolRequest {
     /// The id of the model's call.
@@ -23,7 +24,7 @@ pub struct ToolRequest {
     pub name: String,
     /// The parsed arguments.
     pub arguments: Value,
-    pub(super) extensions: Arc<http::Extensions>,
+    pub(super) scope: Scope,
     tool: Option<Tool>,
     pub(crate) continuation: Option<Continuation>,
     /// Where the chunks go while a tower layer sees a streamed call whole.
@@ -37,7 +38,7 @@ impl ToolRequest {
             call_id: call_id.into(),
             name: name.into(),
             arguments,
-            extensions: Arc::default(),
+            scope: Scope::default(),
             tool: None,
             continuation: None,
             sink: None,
@@ -47,14 +48,14 @@ impl ToolRequest {
     pub(crate) fn for_run(
         call_id: impl Into<String>,
         arguments: Value,
-        extensions: Arc<http::Extensions>,
+        scope: Scope,
         tool: Tool,
     ) -> Self {
         ToolRequest {
             call_id: call_id.into(),
             name: tool.name().to_owned(),
             arguments,
-            extensions,
+            scope,
             tool: Some(tool),
             continuation: None,
             sink: None,
@@ -70,13 +71,19 @@ impl ToolRequest {
 
     /// The run's extensions.
     pub fn extensions(&self) -> &http::Extensions {
-        &self.extensions
+        &self.scope.extensions
     }
 
     /// The extensions, mutably. Inserted values are seen by the inner wrappers and the
     /// tool of this call only; the run's extensions are not changed.
     pub fn extensions_mut(&mut self) -> &mut http::Extensions {
-        Arc::make_mut(&mut self.extensions)
+        self.scope.extensions_mut()
+    }
+
+    /// The run's run-local values, locked for this call (see [`LocalsGuard`]): what the
+    /// call changes there is the run's. The tool calls of a turn share them.
+    pub fn locals(&self) -> LocalsGuard<'_> {
+        self.scope.locals()
     }
 }
 

@@ -53,7 +53,6 @@
 
 use std::fmt;
 use std::future::Future;
-use std::sync::Arc;
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
@@ -62,6 +61,7 @@ use serde_json::Value;
 use tower::BoxError;
 
 use super::{Tool, ToolError, ToolInfo, ToolOutput, ToolRequest};
+use crate::context::{LocalsGuard, Scope};
 
 /// What a [typed tool](Tool::typed) gets besides its arguments: the call's id, the
 /// tool's name and the run's extensions. None of it comes from the model.
@@ -69,7 +69,7 @@ use super::{Tool, ToolError, ToolInfo, ToolOutput, ToolRequest};
 pub struct ToolContext {
     call_id: String,
     tool_name: String,
-    extensions: Arc<http::Extensions>,
+    scope: Scope,
 }
 
 impl ToolContext {
@@ -85,7 +85,12 @@ impl ToolContext {
 
     /// The run's extensions, with anything the tool wrappers of this call inserted.
     pub fn extensions(&self) -> &http::Extensions {
-        &self.extensions
+        &self.scope.extensions
+    }
+
+    /// The run's run-local values, locked for this call (see [`LocalsGuard`]).
+    pub fn locals(&self) -> LocalsGuard<'_> {
+        self.scope.locals()
     }
 }
 
@@ -205,7 +210,7 @@ fn split<A: DeserializeOwned>(request: ToolRequest) -> Result<(ToolContext, A), 
     let cx = ToolContext {
         call_id: request.call_id,
         tool_name: request.name,
-        extensions: request.extensions,
+        scope: request.scope,
     };
     Ok((cx, args))
 }

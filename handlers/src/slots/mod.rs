@@ -7,9 +7,9 @@ mod values;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
-use adk::{AgentConfig, BoxError, Finish, Handler, Message, RunContext, RunState};
+use adk::{AgentConfig, BoxError, Finish, Handler, Message, RunContext};
 use adk::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest};
 use serde_json::Value;
 
@@ -38,9 +38,9 @@ type FinishFn = Arc<dyn Fn(&SlotValues) -> Message + Send + Sync>;
 ///
 /// # The values in the result
 ///
-/// The values are kept in the run-local values under [`SlotValues::LOCALS_KEY`]
-/// (`"slots"`), refreshed before each model call and when the run ends, so the run's
-/// result has them: read them with [`SlotValues::from_locals`] on
+/// The values are the run's own data: they are kept in its run-local values under
+/// [`SlotValues::LOCALS_KEY`] (`"slots"`), which the slot tools update as they are
+/// called, so a checkpoint of the run keeps them and the run's result has them: read them with [`SlotValues::from_locals`] on
 /// [`AgentResult::locals`](adk::AgentResult::locals). The
 /// [`PromptTemplate`](crate::PromptTemplate) handler shows the current values to its
 /// template as `slots`.
@@ -57,8 +57,8 @@ type FinishFn = Arc<dyn Fn(&SlotValues) -> Message + Send + Sync>;
 /// Several slots set in one turn are all stored. When the condition first holds after
 /// one of them, the final message is made then: with a custom condition, a slot set by a
 /// call of the same turn that finishes later is in the result's values but may be missing
-/// from that message. Give one handler all the slots of a run: a second one would
-/// replace the first's store.
+/// from that message. Give one handler all the slots of a run: a second one would share
+/// its values but replace its rules.
 ///
 /// # Example
 ///
@@ -233,8 +233,8 @@ fn check(slots: &[Slot]) -> Result<(), SlotError> {
     Ok(())
 }
 
-/// The tool that sets `slot`, in whichever run calls it: the run's store comes with the
-/// call, in its extensions.
+/// The tool that sets `slot`, in whichever run calls it: the run's rules come with the
+/// call, in its extensions, and its values are the run's own, in its run-local values.
 fn slot_tool(slot: Slot) -> Tool {
     let info =
         ToolInfo::new(slot.tool_name(), slot.tool_description()).parameters(slot.parameters());
@@ -242,56 +242,48 @@ fn slot_tool(slot: Slot) -> Tool {
     Tool::from_fn(info, move |request: ToolRequest| {
         let slot = Arc::clone(&slot);
         async move {
-            let store = request.extensions().get::<SlotStore>().ok_or_else(|| {
+            let rules = request.extensions().get::<RunRules>().ok_or_else(|| {
                 ToolError::new(
                     ToolErrorKind::Failed,
                     "slot filling is not set up in this run",
                 )
             })?;
             let value = slot.parse(&request.arguments)?;
-            Ok::<_, ToolError>(store.set(&slot, value))
+            let unreadable = |e: serde_json::Error| {
+                ToolError::new(ToolErrorKind::Failed, format!("the slot values: {e}"))
+            };
+            // The turn's other slot calls share the values: each sees those set before it.
+            let mut locals = request.locals();
+            let mut values = SlotValues::from_locals(&locals).map_err(unreadable)?;
+            let output = rules.0.set(&slot, value, &mut values);
+            locals
+                .insert(SlotValues::LOCALS_KEY, &values)
+                .map_err(unreadable)?;
+            Ok::<_, ToolError>(output)
         }
     })
 }
 
-/// The slot values of one run, shared by its hooks and its parallel tool calls through
-/// the run's extensions.
+/// The rules of the slot-filling handler of a run, for its slot tools. (Configuration,
+/// not state: the values are in the run-local values.)
 #[derive(Clone)]
-struct SlotStore(Arc<StoreInner>);
+struct RunRules(Arc<Rules>);
 
-struct StoreInner {
-    rules: Arc<Rules>,
-    values: Mutex<SlotValues>,
-}
-
-impl SlotStore {
-    fn lock(&self) -> MutexGuard<'_, SlotValues> {
-        self.0
-            .values
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    fn values(&self) -> SlotValues {
-        self.lock().clone()
-    }
-
+impl Rules {
     /// Stores one value and tells the model what is left; the output ends the run when
     /// the exit condition holds.
-    fn set(&self, slot: &Slot, value: SlotValue) -> ToolOutput {
+    fn set(&self, slot: &Slot, value: SlotValue, values: &mut SlotValues) -> ToolOutput {
         let shown = match &value {
             SlotValue::Text(text) => Value::from(text.as_str()).to_string(),
             other => other.to_string(),
         };
         let mut text = format!("The slot `{}` is set to {shown}.", slot.name());
-        let rules = &self.0.rules;
-        let mut values = self.lock();
         values.insert(slot.name(), value);
-        if rules.exit_holds(&values) {
-            let message = rules.final_message(&values);
+        if self.exit_holds(values) {
+            let message = self.final_message(values);
             return ToolOutput::new(text).finishing(Finish::With(message));
         }
-        let unset: Vec<&str> = rules
+        let unset: Vec<&str> = self
             .slots
             .iter()
             .map(Slot::name)
@@ -304,25 +296,6 @@ impl SlotStore {
     }
 }
 
-impl fmt::Debug for SlotStore {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("SlotStore").field(&*self.lock()).finish()
-    }
-}
-
-/// The slot values of the run, as they are now, if a slot-filling handler runs in it.
-pub(crate) fn current_values(extensions: &http::Extensions) -> Option<SlotValues> {
-    extensions.get::<SlotStore>().map(SlotStore::values)
-}
-
-/// Copies the run's slot values into its locals.
-fn save(cx: &mut RunContext) -> Result<(), BoxError> {
-    if let Some(values) = current_values(cx.extensions()) {
-        cx.locals_mut().insert(SlotValues::LOCALS_KEY, &values)?;
-    }
-    Ok(())
-}
-
 impl Handler for SlotFilling {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("slot_filling")
@@ -333,30 +306,21 @@ impl Handler for SlotFilling {
         cx: &mut RunContext,
         mut config: AgentConfig,
     ) -> Result<AgentConfig, BoxError> {
-        let values = match cx.locals().get_value(SlotValues::LOCALS_KEY) {
-            Some(_) => SlotValues::from_locals(cx.locals())?,
-            None => cx
+        // A resumed run has its values; a new one starts from the request's, if any.
+        if cx.locals().get_value(SlotValues::LOCALS_KEY).is_none() {
+            let values = cx
                 .extensions()
                 .get::<SlotValues>()
                 .cloned()
-                .unwrap_or_default(),
-        };
-        cx.extensions_mut().insert(SlotStore(Arc::new(StoreInner {
-            rules: Arc::clone(&self.rules),
-            values: Mutex::new(values),
-        })));
+                .unwrap_or_default();
+            cx.locals_mut().insert(SlotValues::LOCALS_KEY, &values)?;
+        }
+        cx.extensions_mut()
+            .insert(RunRules(Arc::clone(&self.rules)));
         for tool in self.tools.iter() {
             config.add_tool(tool.clone());
         }
         Ok(config)
-    }
-
-    async fn before_model(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
-        save(cx)
-    }
-
-    async fn after_agent(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
-        save(cx)
     }
 }
 

@@ -9,7 +9,7 @@ use minijinja::Value;
 use minijinja::value::Serde;
 
 use super::{Resumed, TemplateError};
-use crate::slots::{self, SlotValues};
+use crate::slots::SlotValues;
 
 /// Where and when the template is rendered.
 pub(super) struct Now<'a> {
@@ -42,12 +42,8 @@ pub(super) fn context(
     })
 }
 
-/// The slots of the run as they are now: from the slot-filling handler's store, or else
-/// from the run's locals (e.g. when the template renders before that handler set up).
+/// The slots of the run as they are now, in its run-local values.
 fn slot_values(cx: &RunContext) -> Value {
-    if let Some(values) = slots::current_values(cx.extensions()) {
-        return Value::from(Serde(values));
-    }
     match cx.locals().get_value(SlotValues::LOCALS_KEY) {
         Some(values) => Value::from(Serde(values)),
         None => Value::from(Serde(SlotValues::new())),
