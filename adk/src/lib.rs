@@ -79,12 +79,12 @@ pub use crate::agent::{
 pub use crate::context::{Locals, LocalsGuard, RunContext, RunState};
 pub use crate::error::{AgentError, BuildError, ModelError, Panicked};
 pub use crate::handler::{BoxHandler, Handler, HandlerError, HandlerLayer, Hook, Hooks, ModelNext};
-pub use crate::handler::{HandlerService, StreamNext, ToolNext};
+pub use crate::handler::{HandlerService, StreamNext, ToolCallNext, ToolNext};
 pub use crate::message::{Message, Messages, ToolCall};
 pub use crate::model::{
     BoxModel, MessageAccumulator, ModelDelta, ModelOptions, ModelRequest, ModelResponse,
 };
-pub use crate::tool::{Finish, ToolStream};
+pub use crate::tool::{Finish, ToolResponse, ToolStream};
 pub use crate::tool::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest,
 };

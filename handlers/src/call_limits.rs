@@ -4,10 +4,10 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use adk::ToolStream;
 use adk::model::ToolChoice;
 use adk::{BoxError, Handler, Locals, ModelNext, ModelRequest, ModelResponse, RunContext};
-use adk::{RunState, StreamNext, ToolError, ToolErrorKind, ToolNext, ToolOutput, ToolRequest};
+use adk::{RunState, ToolError, ToolErrorKind, ToolRequest};
+use adk::{ToolCallNext, ToolResponse};
 use serde::{Deserialize, Serialize};
 
 /// What happens when a run reaches one of its [`CallLimits`].
@@ -222,20 +222,11 @@ impl Handler for CallLimits {
         Ok(())
     }
 
-    async fn wrap_tool_invoke(
+    async fn wrap_tool(
         &self,
         request: ToolRequest,
-        next: ToolNext,
-    ) -> Result<ToolOutput, BoxError> {
-        self.check_tool_call(&request)?;
-        next.run(request).await
-    }
-
-    async fn wrap_tool_stream(
-        &self,
-        request: ToolRequest,
-        next: StreamNext,
-    ) -> Result<ToolStream, BoxError> {
+        next: ToolCallNext,
+    ) -> Result<ToolResponse, BoxError> {
         self.check_tool_call(&request)?;
         next.run(request).await
     }

@@ -3,9 +3,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use adk::{
-    BoxError, Handler, StreamNext, ToolError, ToolNext, ToolOutput, ToolRequest, ToolStream,
-};
+use adk::{BoxError, Handler, ToolError, ToolOutput, ToolRequest, ToolStream};
+use adk::{ToolCallNext, ToolResponse};
 
 use crate::{
     AllowAll, MapArguments, MapOutput, OutputLimit, Policy, PolicyGate, UntrustedEnvelope,
@@ -216,22 +215,16 @@ impl<P: Policy> Handler for ToolGuard<P> {
         Cow::Borrowed("tool_guard")
     }
 
-    async fn wrap_tool_invoke(
+    async fn wrap_tool(
         &self,
         request: ToolRequest,
-        next: ToolNext,
-    ) -> Result<ToolOutput, BoxError> {
+        next: ToolCallNext,
+    ) -> Result<ToolResponse, BoxError> {
         let request = self.before_tool(request).await?;
-        Ok(self.after_invoke(next.run(request).await?))
-    }
-
-    async fn wrap_tool_stream(
-        &self,
-        request: ToolRequest,
-        next: StreamNext,
-    ) -> Result<ToolStream, BoxError> {
-        let request = self.before_tool(request).await?;
-        Ok(self.after_stream(next.run(request).await?))
+        Ok(match next.run(request).await? {
+            ToolResponse::Output(output) => ToolResponse::Output(self.after_invoke(output)),
+            ToolResponse::Stream(chunks) => ToolResponse::Stream(self.after_stream(chunks)),
+        })
     }
 }
 

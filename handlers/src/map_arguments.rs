@@ -4,9 +4,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use adk::{
-    BoxError, Handler, StreamNext, ToolError, ToolNext, ToolOutput, ToolRequest, ToolStream,
-};
+use adk::{BoxError, Handler, ToolError, ToolRequest};
+use adk::{ToolCallNext, ToolResponse};
 
 use crate::revalidate::revalidate;
 
@@ -86,20 +85,11 @@ impl Handler for MapArguments {
         Cow::Borrowed("map_arguments")
     }
 
-    async fn wrap_tool_invoke(
+    async fn wrap_tool(
         &self,
         mut request: ToolRequest,
-        next: ToolNext,
-    ) -> Result<ToolOutput, BoxError> {
-        self.apply(&mut request)?;
-        next.run(request).await
-    }
-
-    async fn wrap_tool_stream(
-        &self,
-        mut request: ToolRequest,
-        next: StreamNext,
-    ) -> Result<ToolStream, BoxError> {
+        next: ToolCallNext,
+    ) -> Result<ToolResponse, BoxError> {
         self.apply(&mut request)?;
         next.run(request).await
     }

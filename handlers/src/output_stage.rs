@@ -2,7 +2,7 @@
 
 /// Implements [`Handler`](adk::Handler) for a type with `output(&self, ToolOutput) ->
 /// ToolOutput` and `stream(&self, ToolStream) -> ToolStream` methods: each tool call runs,
-/// then its output or stream goes through them. `$name` is the handler's name, an
+/// then its output or stream goes through them, in one `wrap_tool` hook. `$name` is the handler's name, an
 /// expression over `self`.
 macro_rules! output_stage_handler {
     ($ty:ty, |$this:ident| $name:expr) => {
@@ -12,20 +12,19 @@ macro_rules! output_stage_handler {
                 std::borrow::Cow::Borrowed($name)
             }
 
-            async fn wrap_tool_invoke(
+            async fn wrap_tool(
                 &self,
                 request: adk::ToolRequest,
-                next: adk::ToolNext,
-            ) -> Result<adk::ToolOutput, adk::BoxError> {
-                Ok(self.output(next.run(request).await?))
-            }
-
-            async fn wrap_tool_stream(
-                &self,
-                request: adk::ToolRequest,
-                next: adk::StreamNext,
-            ) -> Result<adk::ToolStream, adk::BoxError> {
-                Ok(self.stream(next.run(request).await?))
+                next: adk::ToolCallNext,
+            ) -> Result<adk::ToolResponse, adk::BoxError> {
+                Ok(match next.run(request).await? {
+                    adk::ToolResponse::Output(output) => {
+                        adk::ToolResponse::Output(self.output(output))
+                    }
+                    adk::ToolResponse::Stream(chunks) => {
+                        adk::ToolResponse::Stream(self.stream(chunks))
+                    }
+                })
             }
         }
     };

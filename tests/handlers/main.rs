@@ -6,7 +6,8 @@
 //! - `history`: `before_model` / `after_model` / `wrap_model` rewrites and their scope;
 //! - `context`: run extensions and run-local values (rule 3);
 //! - `errors`: a failing hook stops the run, named (rule 2);
-//! - `order`: `HandlerLayer`s stack with request handlers (rules 1 and 4).
+//! - `order`: `HandlerLayer`s stack with request handlers (rules 1 and 4);
+//! - `wrap_tool`: one hook wraps invoked and streamed calls alike.
 
 mod context;
 mod errors;
@@ -17,3 +18,4 @@ mod panics;
 mod support;
 mod tools;
 mod variants;
+mod wrap_tool;

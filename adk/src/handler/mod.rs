@@ -9,6 +9,7 @@
 //! | [`before_model`](Handler::before_model) | before each model call | the history the loop keeps |
 //! | [`wrap_model`](Handler::wrap_model) | around each model call | that call's request and response |
 //! | [`after_model`](Handler::after_model) | after each model call | the history, including the tool calls of the reply |
+//! | [`wrap_tool`](Handler::wrap_tool) | around each tool call, whole or streamed | that call's request and response |
 //! | [`wrap_tool_invoke`](Handler::wrap_tool_invoke) | around each whole tool call | that call's request and output |
 //! | [`wrap_tool_stream`](Handler::wrap_tool_stream) | around each streamed tool call | that call's request and its stream, chunk by chunk |
 //! | [`after_agent`](Handler::after_agent) | once when a run ends successfully | the final history |
@@ -90,10 +91,10 @@ use tower::BoxError;
 pub use self::layer::{HandlerLayer, HandlerService};
 pub(crate) use self::next::{Chain, Continuation};
 pub use self::next::{InvokeSeam, ModelSeam, StreamSeam};
-pub use self::next::{ModelNext, Next, StreamNext, ToolNext};
+pub use self::next::{ModelNext, Next, StreamNext, ToolCallNext, ToolNext};
 pub use self::tower_layer::{Continue, ModelLayer, ToolLayer};
 use crate::{AgentConfig, ModelRequest, ModelResponse, RunContext, RunState};
-use crate::{ToolOutput, ToolRequest, ToolStream};
+use crate::{ToolOutput, ToolRequest, ToolResponse, ToolStream};
 
 /// A set of hooks that customise an agent's runs. Every hook defaults to passing through.
 ///
@@ -146,22 +147,56 @@ pub trait Handler: Send + Sync + 'static {
         next.pass_by::<Self>(request)
     }
 
-    /// Wraps one tool call whose result is returned whole.
+    /// Wraps every tool call, invoked or streamed: the one hook to write for a wrapper
+    /// that only touches the request (checks it, refuses it, rewrites the arguments) or
+    /// the output (reads or sets how it finishes the run, maps its text chunk by chunk);
+    /// see [`ToolResponse`]. The two hooks below call it unless they are overridden:
+    /// override those for a wrapper that treats the two kinds of call differently.
+    ///
+    /// ```
+    /// use tower_adk::{BoxError, Handler, ToolCallNext, ToolError, ToolRequest, ToolResponse};
+    ///
+    /// /// Refuses calls without a ticket, and marks every output; the same code for
+    /// /// invoked and streamed calls.
+    /// struct Ticketed;
+    ///
+    /// impl Handler for Ticketed {
+    ///     async fn wrap_tool(&self, request: ToolRequest, next: ToolCallNext) -> Result<ToolResponse, BoxError> {
+    ///         if request.arguments.get("ticket").is_none() {
+    ///             return Err(ToolError::denied("a ticket is needed").into());
+    ///         }
+    ///         Ok(next.run(request).await?.map_text(|text| format!("[checked] {text}")))
+    ///     }
+    /// }
+    /// ```
+    fn wrap_tool(
+        &self,
+        request: ToolRequest,
+        next: ToolCallNext,
+    ) -> impl Future<Output = Result<ToolResponse, BoxError>> + Send {
+        next.pass_by::<Self>(request)
+    }
+
+    /// Wraps one tool call whose result is returned whole. Defaults to
+    /// [`wrap_tool`](Handler::wrap_tool).
     fn wrap_tool_invoke(
         &self,
         request: ToolRequest,
         next: ToolNext,
     ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
-        next.pass_by::<Self>(request)
+        let call = self.wrap_tool(request, ToolCallNext::invoke(next));
+        async move { call.await?.into_output().await }
     }
 
     /// Wraps one streamed tool call; the wrapper may transform the stream chunk by chunk.
+    /// Defaults to [`wrap_tool`](Handler::wrap_tool).
     fn wrap_tool_stream(
         &self,
         request: ToolRequest,
         next: StreamNext,
     ) -> impl Future<Output = Result<ToolStream, BoxError>> + Send {
-        next.pass_by::<Self>(request)
+        let call = self.wrap_tool(request, ToolCallNext::stream(next));
+        async move { Ok(call.await?.into_stream()) }
     }
 
     /// Runs when a run ends successfully, innermost handler first.

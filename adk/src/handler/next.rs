@@ -11,7 +11,7 @@ use tower::{BoxError, ServiceExt};
 use super::{BoxHandler, DynHandler, HandlerError, Hook};
 use crate::run_shared::RunShared;
 use crate::{AgentConfig, ModelError, ModelRequest, ModelResponse, Panicked, RunContext, RunState};
-use crate::{Tool, ToolError, ToolErrorKind, ToolOutput, ToolRequest, ToolStream};
+use crate::{Tool, ToolError, ToolErrorKind, ToolOutput, ToolRequest, ToolResponse, ToolStream};
 
 /// The rest of a wrapper chain: the inner wrappers, then the model or the tool.
 ///
@@ -91,6 +91,54 @@ impl<S: sealed::Seam> Next<S> {
             handler.passed(S::HOOK, TypeId::of::<H>());
         }
         self.run(request)
+    }
+}
+
+/// The rest of a tool call's wrapper chain, for a
+/// [`Handler::wrap_tool`](super::Handler::wrap_tool) wrapper: the same whether the call is
+/// invoked or streamed.
+#[derive(Clone, Debug)]
+pub struct ToolCallNext(CallShape);
+
+#[derive(Clone, Debug)]
+enum CallShape {
+    Invoke(ToolNext),
+    Stream(StreamNext),
+}
+
+impl ToolCallNext {
+    pub(crate) fn invoke(next: ToolNext) -> Self {
+        ToolCallNext(CallShape::Invoke(next))
+    }
+
+    pub(crate) fn stream(next: StreamNext) -> Self {
+        ToolCallNext(CallShape::Stream(next))
+    }
+
+    /// Whether the call is streamed: its response will be a
+    /// [`ToolResponse::Stream`](crate::ToolResponse::Stream), unless a wrapper inside
+    /// changes it.
+    pub fn is_streamed(&self) -> bool {
+        matches!(self.0, CallShape::Stream(_))
+    }
+
+    /// Calls the inner wrappers and, at the end, the tool.
+    pub async fn run(self, request: ToolRequest) -> Result<ToolResponse, BoxError> {
+        match self.0 {
+            CallShape::Invoke(next) => next.run(request).await.map(ToolResponse::Output),
+            CallShape::Stream(next) => next.run(request).await.map(ToolResponse::Stream),
+        }
+    }
+
+    /// Passes the call through, as the default `wrap_tool` of the handler type `H` does.
+    pub(crate) async fn pass_by<H: ?Sized + 'static>(
+        self,
+        request: ToolRequest,
+    ) -> Result<ToolResponse, BoxError> {
+        match self.0 {
+            CallShape::Invoke(next) => next.pass_by::<H>(request).await.map(ToolResponse::Output),
+            CallShape::Stream(next) => next.pass_by::<H>(request).await.map(ToolResponse::Stream),
+        }
     }
 }
 

@@ -71,7 +71,7 @@ use tower::{BoxError, Layer, Service, ServiceExt};
 use crate::BuildError;
 
 pub use self::error::{ToolError, ToolErrorKind};
-pub use self::output::{Finish, ToolOutput, ToolStream};
+pub use self::output::{Finish, ToolOutput, ToolResponse, ToolStream};
 pub use self::request::ToolRequest;
 pub use self::set::ToolSet;
 pub use self::typed::ToolContext;

@@ -180,3 +180,109 @@ impl fmt::Debug for ToolStream {
         f.debug_struct("ToolStream").finish_non_exhaustive()
     }
 }
+
+/// What a tool call answers, whole or streamed: the response a
+/// [`Handler::wrap_tool`](crate::Handler::wrap_tool) wrapper sees, whichever way the call
+/// was made.
+///
+/// A wrapper that only touches the output works on it with the methods here, the same
+/// way for both: it reads or sets how the call [finishes](ToolResponse::finish) the run,
+/// or maps the text ([`map_text`](ToolResponse::map_text), each chunk as it comes for a
+/// stream).
+///
+/// ```
+/// use tower_adk::{Finish, ToolOutput, ToolResponse, ToolStream};
+///
+/// # futures::executor::block_on(async {
+/// let whole = ToolResponse::Output(ToolOutput::new("4 results"));
+/// let streamed = ToolResponse::Stream(ToolStream::from_chunks(["4 ", "results"]));
+/// for response in [whole, streamed] {
+///     let response = response.map_text(|text| text.to_uppercase()).finishing(Finish::WithResult);
+///     assert_eq!(response.finish(), Some(&Finish::WithResult));
+///     let output = response.into_output().await?;
+///     assert_eq!(output.content, "4 RESULTS");
+/// }
+/// # Ok::<_, tower_adk::BoxError>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug)]
+pub enum ToolResponse {
+    /// The whole output of an invoked call.
+    Output(ToolOutput),
+    /// The chunks of a streamed call.
+    Stream(ToolStream),
+}
+
+impl ToolResponse {
+    /// How the call ends the run, if it does; see [`Finish`].
+    pub fn finish(&self) -> Option<&Finish> {
+        match self {
+            ToolResponse::Output(output) => output.finish.as_ref(),
+            ToolResponse::Stream(stream) => stream.finish(),
+        }
+    }
+
+    /// Makes the call end the run, as `finish` says.
+    pub fn finishing(self, finish: Finish) -> Self {
+        match self {
+            ToolResponse::Output(output) => ToolResponse::Output(output.finishing(finish)),
+            ToolResponse::Stream(stream) => ToolResponse::Stream(stream.finishing(finish)),
+        }
+    }
+
+    /// Maps the output's text, or each chunk of a stream as it comes.
+    pub fn map_text<F>(self, mut f: F) -> Self
+    where
+        F: FnMut(String) -> String + Send + 'static,
+    {
+        match self {
+            ToolResponse::Output(mut output) => {
+                output.content = f(output.content);
+                ToolResponse::Output(output)
+            }
+            ToolResponse::Stream(stream) => ToolResponse::Stream(stream.map_chunks(f)),
+        }
+    }
+
+    /// The whole output: a stream's chunks, joined, with how it finishes.
+    ///
+    /// # Errors
+    ///
+    /// The stream's first error.
+    pub async fn into_output(self) -> Result<ToolOutput, BoxError> {
+        match self {
+            ToolResponse::Output(output) => Ok(output),
+            ToolResponse::Stream(mut stream) => {
+                let finish = stream.take_finish();
+                let content: String = stream.try_collect::<Vec<String>>().await?.concat();
+                Ok(ToolOutput { content, finish })
+            }
+        }
+    }
+
+    /// The chunks: an output becomes a stream of one chunk, with how it finishes.
+    pub fn into_stream(self) -> ToolStream {
+        match self {
+            ToolResponse::Output(output) => {
+                let stream = ToolStream::from_chunks([output.content]);
+                match output.finish {
+                    Some(finish) => stream.finishing(finish),
+                    None => stream,
+                }
+            }
+            ToolResponse::Stream(stream) => stream,
+        }
+    }
+}
+
+impl From<ToolOutput> for ToolResponse {
+    fn from(output: ToolOutput) -> Self {
+        ToolResponse::Output(output)
+    }
+}
+
+impl From<ToolStream> for ToolResponse {
+    fn from(stream: ToolStream) -> Self {
+        ToolResponse::Stream(stream)
+    }
+}

@@ -7,8 +7,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 
-use adk::{BoxError, Handler, StreamNext, ToolError, ToolNext};
-use adk::{ToolOutput, ToolRequest, ToolStream};
+use adk::ToolRequest;
+use adk::{BoxError, Handler, ToolError};
+use adk::{ToolCallNext, ToolResponse};
 
 pub use self::approval::Approval;
 use self::approval::Approver;
@@ -215,20 +216,11 @@ impl<P: Policy> Handler for PolicyGate<P> {
         Cow::Borrowed("policy_gate")
     }
 
-    async fn wrap_tool_invoke(
+    async fn wrap_tool(
         &self,
         request: ToolRequest,
-        next: ToolNext,
-    ) -> Result<ToolOutput, BoxError> {
-        let request = self.admit(request).await?;
-        next.run(request).await
-    }
-
-    async fn wrap_tool_stream(
-        &self,
-        request: ToolRequest,
-        next: StreamNext,
-    ) -> Result<ToolStream, BoxError> {
+        next: ToolCallNext,
+    ) -> Result<ToolResponse, BoxError> {
         let request = self.admit(request).await?;
         next.run(request).await
     }

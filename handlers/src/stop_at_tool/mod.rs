@@ -6,8 +6,9 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use adk::ToolRequest;
 use adk::{AgentConfig, BoxError, Finish, Handler, Message, RunContext, RunState};
-use adk::{StreamNext, ToolNext, ToolOutput, ToolRequest, ToolStream};
+use adk::{ToolCallNext, ToolResponse};
 
 pub use self::error::{StopAtToolBuildError, StopToolNotCalled};
 
@@ -264,30 +265,17 @@ impl Handler for StopAtTool {
         Ok(config)
     }
 
-    async fn wrap_tool_invoke(
+    async fn wrap_tool(
         &self,
         request: ToolRequest,
-        next: ToolNext,
-    ) -> Result<ToolOutput, BoxError> {
+        next: ToolCallNext,
+    ) -> Result<ToolResponse, BoxError> {
         let marks = self.marks(&request);
-        let output = next.run(request).await?;
-        if marks && output.finish.is_none() {
-            return Ok(output.finishing(Finish::WithResult));
+        let response = next.run(request).await?;
+        if marks && response.finish().is_none() {
+            return Ok(response.finishing(Finish::WithResult));
         }
-        Ok(output)
-    }
-
-    async fn wrap_tool_stream(
-        &self,
-        request: ToolRequest,
-        next: StreamNext,
-    ) -> Result<ToolStream, BoxError> {
-        let marks = self.marks(&request);
-        let stream = next.run(request).await?;
-        if marks && stream.finish().is_none() {
-            return Ok(stream.finishing(Finish::WithResult));
-        }
-        Ok(stream)
+        Ok(response)
     }
 
     async fn after_agent(&self, _: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
