@@ -1,5 +1,6 @@
 //! The framework's overhead on a three-turn run (W1): the agent with 0, 4 and 16
-//! handlers against the same run written by hand with no framework.
+//! handlers against the same run written by hand with no framework; and the cost per turn
+//! of a 100-turn run, both ways.
 //!
 //! ```text
 //! cargo bench --bench overhead
@@ -12,7 +13,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 mod workloads;
 
@@ -44,5 +45,34 @@ fn w1(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, w1);
+/// A long run: 100 turns of one tool call each, then the answer, by hand and with the
+/// 4 W1 handlers. Criterion reports turns per second (one model call each).
+fn long_run(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut group = c.benchmark_group("long_run");
+    group.throughput(Throughput::Elements(workloads::LONG_RUN_TURNS as u64 + 1));
+
+    let model = workloads::long_script();
+    let tools = workloads::tools(None);
+    group.bench_function("hand_written", |b| {
+        b.to_async(&runtime)
+            .iter(|| async { black_box(workloads::hand_written(&model, &tools, false).await) });
+    });
+
+    let agent = workloads::long_agent();
+    let count = Arc::new(AtomicUsize::new(0));
+    let chain = workloads::handler_chain(4, &count);
+    group.bench_function("agent_4_handlers", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let result = agent.run(workloads::request(&chain)).await;
+            black_box(result.unwrap_or_else(|e| panic!("{e}")))
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, w1, long_run);
 criterion_main!(benches);

@@ -16,8 +16,8 @@ use serde_json::json;
 use tower::ServiceExt;
 use tower_adk::testing::{ScriptedModel, Turn};
 use tower_adk::{
-    Agent, AgentRequest, BoxHandler, Message, Messages, ModelRequest, Tool, ToolInfo, ToolOutput,
-    ToolRequest, handlers,
+    Agent, AgentRequest, BoxHandler, Message, Messages, ModelRequest, Tool, ToolCall, ToolInfo,
+    ToolOutput, ToolRequest, handlers,
 };
 
 /// The system instruction of every run.
@@ -96,14 +96,19 @@ pub(crate) fn request(handlers: &[BoxHandler]) -> AgentRequest {
 
 /// The same run with no framework: call the model, run the turn's tools (one after
 /// another, or all at once when `concurrent`), loop. Returns the final message.
+///
+/// Written as carefully as the framework: the history is shared with each model request
+/// (the request is dropped by the time the history grows, so pushing copies nothing) and
+/// has room for the run's turns; the calls are read from the reply in place, not copied
+/// out of it; each call copies only what its request and its result message must own.
 pub(crate) async fn hand_written(
     model: &ScriptedModel,
     tools: &[Tool],
     concurrent: bool,
 ) -> Message {
-    // Shared with each model request, not copied: the request is dropped by the time the
-    // history grows, so pushing to it copies nothing.
-    let mut messages = Messages::from(vec![Message::system(INSTRUCTION), Message::user("go")]);
+    let mut history = Vec::with_capacity(10);
+    history.extend([Message::system(INSTRUCTION), Message::user("go")]);
+    let mut messages = Messages::from(history);
     loop {
         let request = ModelRequest::new(messages.clone());
         let reply = match model.clone().oneshot(request).await {
@@ -113,32 +118,57 @@ pub(crate) async fn hand_written(
                 .unwrap_or_else(|_| Message::assistant("")),
             Err(_) => Message::assistant(""),
         };
-        let calls = reply.tool_calls().to_vec();
-        messages.push(reply);
-        if calls.is_empty() {
-            return messages
-                .to_mut()
-                .pop()
-                .unwrap_or_else(|| Message::assistant(""));
+        if reply.tool_calls().is_empty() {
+            return reply;
         }
-        let call_one = |call: tower_adk::ToolCall| async move {
-            let tool = tools.iter().find(|t| t.name() == call.name)?;
-            let arguments = serde_json::from_str(&call.arguments).unwrap_or_default();
-            let output = tool
-                .invoke(ToolRequest::new(&call.id, &call.name, arguments))
-                .await;
-            let content = output.map(|o| o.content).unwrap_or_default();
-            Some(Message::tool(call.id, call.name, content))
-        };
+        let mut results = Vec::with_capacity(reply.tool_calls().len());
         if concurrent {
-            let results = join_all(calls.into_iter().map(call_one)).await;
-            messages.to_mut().extend(results.into_iter().flatten());
+            results.extend(join_all(reply.tool_calls().iter().map(|c| call_one(tools, c))).await);
         } else {
-            for call in calls {
-                messages.to_mut().extend(call_one(call).await);
+            for call in reply.tool_calls() {
+                results.push(call_one(tools, call).await);
             }
         }
+        let history = messages.to_mut();
+        history.push(reply);
+        history.extend(results.into_iter().flatten());
     }
+}
+
+/// One call of [`hand_written`]: its tool's result as a message (`None`: no such tool).
+async fn call_one(tools: &[Tool], call: &ToolCall) -> Option<Message> {
+    let tool = tools.iter().find(|t| t.name() == call.name)?;
+    let arguments = serde_json::from_str(&call.arguments).unwrap_or_default();
+    let output = tool
+        .invoke(ToolRequest::new(&call.id, &call.name, arguments))
+        .await;
+    let content = output.map(|o| o.content).unwrap_or_default();
+    Some(Message::tool(&call.id, &call.name, content))
+}
+
+/// The turns of a long run: `turns` model calls that each call one tool, then the answer.
+pub(crate) const LONG_RUN_TURNS: usize = 100;
+
+/// The model of a long run (see [`LONG_RUN_TURNS`]).
+pub(crate) fn long_script() -> ScriptedModel {
+    let calls = (0..LONG_RUN_TURNS).map(|i| {
+        Turn::call(
+            format!("c{i}"),
+            format!("tool_{}", i % 8),
+            json!({"q": "a"}),
+        )
+    });
+    ScriptedModel::per_run(calls.chain([Turn::text("done")])).without_records()
+}
+
+/// The agent of a long run: the W1 agent's tools, with room for its turns.
+pub(crate) fn long_agent() -> Agent {
+    Agent::builder(long_script())
+        .instruction(INSTRUCTION)
+        .tools(tools(None))
+        .max_iterations(LONG_RUN_TURNS + 1)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Samples this process's resident set every millisecond, on a thread of its own, from

@@ -43,7 +43,7 @@ pub(super) fn run_batch(
     match streams.len() {
         // One call needs no merging.
         1 => streams.next().unwrap_or_else(|| stream::empty().boxed()),
-        n if n <= SMALL_BATCH => SmallMerge::new(streams.collect(), options.parallel).boxed(),
+        n if n <= SMALL_BATCH => SmallMerge::new(streams, options.parallel).boxed(),
         _ => stream::iter(streams)
             .flatten_unordered(options.parallel)
             .boxed(),
@@ -56,22 +56,29 @@ const SMALL_BATCH: usize = 8;
 
 /// Merges a few streams: starts them in order, at most `cap` at a time, and on every
 /// poll polls each live stream, from the one after the last that yielded, so none
-/// starves. No allocation per stream or per wake-up.
+/// starves. One allocation for all the streams; none per wake-up.
 struct SmallMerge {
-    waiting: std::vec::IntoIter<BoxStream<'static, CallEvent>>,
-    live: Vec<BoxStream<'static, CallEvent>>,
+    /// The streams in start order; a finished one leaves an empty slot.
+    streams: Vec<Option<BoxStream<'static, CallEvent>>>,
+    /// How many have started; the rest wait for room under the cap.
+    started: usize,
+    /// How many of the started ones have not finished.
+    running: usize,
     cap: usize,
     /// Where the next round of polls starts.
     from: usize,
 }
 
 impl SmallMerge {
-    fn new(streams: Vec<BoxStream<'static, CallEvent>>, cap: Option<usize>) -> Self {
-        let cap = cap.unwrap_or(usize::MAX).max(1);
+    fn new(
+        streams: impl IntoIterator<Item = BoxStream<'static, CallEvent>>,
+        cap: Option<usize>,
+    ) -> Self {
         SmallMerge {
-            live: Vec::with_capacity(streams.len().min(cap)),
-            waiting: streams.into_iter(),
-            cap,
+            streams: streams.into_iter().map(Some).collect(),
+            started: 0,
+            running: 0,
+            cap: cap.unwrap_or(usize::MAX).max(1),
             from: 0,
         }
     }
@@ -83,27 +90,29 @@ impl Stream for SmallMerge {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<CallEvent>> {
         let this = &mut *self;
         'round: loop {
-            while this.live.len() < this.cap {
-                match this.waiting.next() {
-                    Some(stream) => this.live.push(stream),
-                    None => break,
-                }
+            while this.running < this.cap && this.started < this.streams.len() {
+                this.started += 1;
+                this.running += 1;
             }
-            let live = this.live.len();
-            if live == 0 {
+            if this.running == 0 {
                 return Poll::Ready(None);
             }
-            for offset in 0..live {
-                let at = (this.from + offset) % live;
-                match this.live[at].poll_next_unpin(cx) {
+            let started = this.started;
+            for offset in 0..started {
+                let at = (this.from + offset) % started;
+                let Some(stream) = &mut this.streams[at] else {
+                    continue;
+                };
+                match stream.poll_next_unpin(cx) {
                     Poll::Ready(Some(event)) => {
                         this.from = at + 1;
                         return Poll::Ready(Some(event));
                     }
                     Poll::Ready(None) => {
-                        // Keep the start order of the rest; refill, and poll them all again.
-                        drop(this.live.remove(at));
-                        this.from = at;
+                        // Free its room; start the next waiting one, and poll them all again.
+                        this.streams[at] = None;
+                        this.running -= 1;
+                        this.from = at + 1;
                         continue 'round;
                     }
                     Poll::Pending => {}
@@ -171,20 +180,21 @@ struct Call {
     scope: Scope,
 }
 
-/// A call whose result comes whole.
+/// A call whose result comes whole: its start event (when listened to), then its
+/// record. (A future, not a generator: it has a single value to give.)
 fn invoke_call(
     chain: Chain,
     tool: Result<Tool, BoxError>,
     call: Call,
 ) -> impl Stream<Item = CallEvent> + Send + 'static {
-    async_stream::stream! {
+    let started = call.listening.then(|| {
+        CallEvent::Event(AgentEvent::ToolCallStarted {
+            call_id: call.call.id.as_str().into(),
+            name: call.call.name.as_str().into(),
+        })
+    });
+    let done = async move {
         let started = Instant::now();
-        if call.listening {
-            yield CallEvent::Event(AgentEvent::ToolCallStarted {
-                call_id: call.call.id.as_str().into(),
-                name: call.call.name.as_str().into(),
-            });
-        }
         let outcome = match tool.and_then(|tool| prepare(tool, &call)) {
             Ok((tool, request)) => chain
                 .invoke(request, tool)
@@ -192,8 +202,9 @@ fn invoke_call(
                 .map(|output| (output.content, output.finish)),
             Err(error) => Err(error),
         };
-        yield finished(call, started, outcome);
-    }
+        finished(call, started, outcome)
+    };
+    stream::iter(started).chain(stream::once(done))
 }
 
 /// A call whose result comes in chunks, each an event for the caller.

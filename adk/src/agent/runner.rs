@@ -381,13 +381,14 @@ impl Loop {
     ///
     /// [`LocalsGuard`]: crate::LocalsGuard
     fn lend_locals(&mut self) {
-        let locals = std::mem::take(self.run.context_mut().locals_mut());
-        self.audience.lend(locals);
+        self.audience
+            .swap_locals(self.run.context_mut().locals_mut());
     }
 
     /// Takes the run-local values back from the calls that are done.
     fn take_locals_back(&mut self) {
-        *self.run.context_mut().locals_mut() = self.audience.take_back();
+        self.audience
+            .swap_locals(self.run.context_mut().locals_mut());
     }
 }
 
