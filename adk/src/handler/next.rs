@@ -8,7 +8,8 @@ use futures::future::{self, BoxFuture, Either};
 use futures::{FutureExt, StreamExt, TryFutureExt};
 use tower::{BoxError, ServiceExt};
 
-use super::{BoxHandler, DynHandler, HandlerError, Hook};
+use super::boxed::DynHandler;
+use super::{BoxHandler, HandlerError, Hook};
 use crate::run_shared::RunShared;
 use crate::{AgentConfig, ModelError, ModelRequest, ModelResponse, Panicked, RunContext, RunState};
 use crate::{Tool, ToolError, ToolErrorKind, ToolOutput, ToolRequest, ToolResponse, ToolStream};
