@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use futures::future::BoxFuture;
 use tower::BoxError;
 
-use super::{Handler, Hook, Hooks, ModelNext, StreamNext, ToolNext};
+use super::Handler;
+use super::hooks::{Hook, Hooks};
+use super::next::{ModelNext, StreamNext, ToolNext};
 use crate::{AgentConfig, ModelRequest, ModelResponse, RunContext, RunState};
 use crate::{ToolOutput, ToolRequest, ToolStream};
 

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use tower::BoxError;
 
-use super::{BoxHandler, Hook};
+use super::hooks::Hook;
 
 /// A hook of a handler failed: it returned an error, or it panicked
 /// ([`is_panic`](HandlerError::is_panic)).
@@ -19,10 +19,11 @@ pub struct HandlerError {
 }
 
 impl HandlerError {
-    pub(crate) fn new(hook: Hook, handler: &BoxHandler, source: BoxError) -> Self {
+    /// The error of the handler named `handler` at `hook`.
+    pub(crate) fn new(hook: Hook, handler: Cow<'static, str>, source: BoxError) -> Self {
         HandlerError {
             hook,
-            handler: handler.name(),
+            handler,
             source,
         }
     }

@@ -2,7 +2,7 @@ use std::task::{Context, Poll};
 
 use tower::{Layer, Service};
 
-use super::BoxHandler;
+use super::boxed::BoxHandler;
 use crate::AgentRequest;
 
 /// A [`tower::Layer`] that adds a handler to every request of the agent it wraps.

@@ -75,6 +75,7 @@
 //! ```
 
 mod boxed;
+mod chain;
 mod error;
 mod hooks;
 mod layer;
@@ -87,10 +88,11 @@ use std::future::Future;
 use tower::BoxError;
 
 pub use self::boxed::BoxHandler;
+pub(crate) use self::chain::Chain;
 pub use self::error::HandlerError;
 pub use self::hooks::{Hook, Hooks};
 pub use self::layer::{HandlerLayer, HandlerService};
-pub(crate) use self::next::{Chain, Continuation};
+pub(crate) use self::next::Continuation;
 pub use self::next::{InvokeSeam, ModelSeam, StreamSeam};
 pub use self::next::{ModelNext, Next, StreamNext, ToolCallNext, ToolNext};
 pub use self::tower_layer::{Continue, ModelLayer, ToolLayer};
