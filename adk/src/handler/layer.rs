@@ -1,3 +1,6 @@
+//! [`HandlerLayer`]: a tower layer that adds a handler to every request of the agent it
+//! wraps, and [`HandlerService`], the service it makes.
+
 use std::task::{Context, Poll};
 
 use tower::{Layer, Service};

@@ -1,3 +1,8 @@
+//! The continuation of a wrapper chain: [`Next`], the inner wrappers and then the model or
+//! the tool, for each of the three seams; [`ToolCallNext`], the same for a `wrap_tool`
+//! wrapper whether the call is invoked or streamed; and the end of the chain, which calls
+//! the model or the tool and turns a tool's panic into a tool failure.
+
 use std::any::{Any, TypeId};
 use std::fmt;
 use std::future::Future;

@@ -1,3 +1,7 @@
+//! [`McpServer`]: the description of an MCP server to take tools from (how to reach it,
+//! which of its tools, the timeouts and retries), and the connect that turns it into a
+//! [`ToolSet`].
+
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
