@@ -1,3 +1,7 @@
+//! [`AgentConfig`]: what a run is configured with (the instruction, the tools, which tools
+//! end the run with their result), the agent's copy of which each run's `before_agent`
+//! hooks rewrite for that run.
+
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 

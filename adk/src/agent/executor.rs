@@ -11,7 +11,7 @@ use futures::stream::BoxStream;
 use futures::{SinkExt, StreamExt};
 use tower::BoxError;
 
-use super::exec::{self, BatchOptions, CallEvent};
+use super::batch::{self, BatchOptions, CallEvent};
 use super::{AgentConfig, AgentEvent, ToolRecord};
 use crate::context::Scope;
 use crate::handler::Chain;
@@ -211,7 +211,7 @@ impl DefaultExecutor {
     /// A tool wrapper's handler error; tool failures are records, not errors.
     pub async fn run(&self, calls: Vec<ToolCall>) -> Result<Vec<ToolRecord>, BoxError> {
         let mut records: Vec<Option<ToolRecord>> = vec![None; calls.len()];
-        let batch = exec::run_batch(
+        let batch = batch::run_batch(
             self.chain.clone(),
             self.config.clone(),
             self.scope.clone(),

@@ -57,10 +57,11 @@
 //! ```
 
 mod await_run;
+mod batch;
 mod compile;
 mod config;
-mod exec;
 mod executor;
+mod merge;
 mod request;
 mod run;
 mod runner;
@@ -75,9 +76,9 @@ use std::time::Duration;
 use tower::{BoxError, Service};
 
 pub use self::await_run::{AwaitRun, AwaitRunFuture, AwaitRunLayer};
+use self::batch::BatchOptions;
 use self::compile::Variants;
 pub use self::config::AgentConfig;
-use self::exec::BatchOptions;
 pub use self::executor::{DefaultExecutor, ToolBatch, ToolExecutor};
 pub use self::request::AgentRequest;
 pub use self::run::{

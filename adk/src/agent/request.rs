@@ -1,3 +1,6 @@
+//! [`AgentRequest`]: one request to an agent, with its input messages, its typed
+//! extensions and the handlers for that request only.
+
 use crate::handler::BoxHandler;
 use crate::{Message, Messages};
 

@@ -1,3 +1,7 @@
+//! What a run gives back: [`AgentRun`], the stream of its [`AgentEvent`]s that can be
+//! awaited to its [`AgentResult`]; the [`ToolRecord`] of each tool call; how it ended
+//! ([`RunStatus`]); and what a failed tool call does to it ([`ToolFailurePolicy`]).
+
 use std::fmt;
 use std::future::{Future, IntoFuture};
 use std::panic::AssertUnwindSafe;

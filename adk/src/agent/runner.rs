@@ -13,8 +13,8 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use tower::BoxError;
 
+use super::batch::{self, BatchOptions, CallEvent};
 use super::compile::{CompiledLoop, Outcome};
-use super::exec::{self, BatchOptions, CallEvent};
 use super::{AgentConfig, AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun};
 use super::{DefaultExecutor, Run, RunStatus, RunStep, ToolFailurePolicy, ToolRecord};
 use crate::context::Scope;
@@ -271,7 +271,7 @@ impl Loop {
             Some(executor) => {
                 executor.run(calls, DefaultExecutor::new(chain, config, scope, options))
             }
-            None => exec::run_batch(chain, config, scope, calls, options),
+            None => batch::run_batch(chain, config, scope, calls, options),
         };
         self.work = Work::Tools(events);
         None

@@ -1,8 +1,11 @@
+//! [`HandlerLayer`]: a tower layer that adds a handler to every request of the agent it
+//! wraps, and [`HandlerService`], the service it makes.
+
 use std::task::{Context, Poll};
 
 use tower::{Layer, Service};
 
-use super::BoxHandler;
+use super::boxed::BoxHandler;
 use crate::AgentRequest;
 
 /// A [`tower::Layer`] that adds a handler to every request of the agent it wraps.

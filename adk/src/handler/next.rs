@@ -1,3 +1,8 @@
+//! The continuation of a wrapper chain: [`Next`], the inner wrappers and then the model or
+//! the tool, for each of the three seams; [`ToolCallNext`], the same for a `wrap_tool`
+//! wrapper whether the call is invoked or streamed; and the end of the chain, which calls
+//! the model or the tool and turns a tool's panic into a tool failure.
+
 use std::any::{Any, TypeId};
 use std::fmt;
 use std::future::Future;
@@ -8,9 +13,11 @@ use futures::future::{self, BoxFuture, Either};
 use futures::{FutureExt, StreamExt, TryFutureExt};
 use tower::{BoxError, ServiceExt};
 
-use super::{BoxHandler, DynHandler, HandlerError, Hook};
+use super::boxed::BoxHandler;
+use super::error::HandlerError;
+use super::hooks::Hook;
 use crate::run_shared::RunShared;
-use crate::{AgentConfig, ModelError, ModelRequest, ModelResponse, Panicked, RunContext, RunState};
+use crate::{ModelError, ModelRequest, ModelResponse, Panicked};
 use crate::{Tool, ToolError, ToolErrorKind, ToolOutput, ToolRequest, ToolResponse, ToolStream};
 
 /// The rest of a wrapper chain: the inner wrappers, then the model or the tool.
@@ -42,6 +49,15 @@ pub struct InvokeSeam(());
 pub struct StreamSeam(());
 
 impl<S: sealed::Seam> Next<S> {
+    /// The whole chain of `handlers` around `terminal`, from the outermost wrapper.
+    pub(super) fn new(handlers: Arc<[BoxHandler]>, terminal: S::Terminal) -> Self {
+        Next {
+            handlers,
+            index: 0,
+            terminal,
+        }
+    }
+
     /// Calls the inner wrappers and, at the end, the model or tool.
     pub fn run(
         self,
@@ -170,7 +186,7 @@ fn attribute<S: sealed::Seam>(error: BoxError, handler: &BoxHandler) -> BoxError
     if error.is::<HandlerError>() || S::passes_through(&error) {
         error
     } else {
-        Box::new(HandlerError::new(S::HOOK, handler, error))
+        Box::new(HandlerError::new(S::HOOK, handler.name(), error))
     }
 }
 
@@ -345,124 +361,10 @@ impl fmt::Debug for Continuation {
     }
 }
 
-/// The handlers of one run, in order, and the hooks run over all of them.
-#[derive(Clone, Debug)]
-pub(crate) struct Chain(Arc<[BoxHandler]>);
-
-impl Chain {
-    pub(crate) fn new(handlers: Vec<BoxHandler>) -> Self {
-        Chain(handlers.into())
-    }
-
-    pub(crate) async fn before_agent(
-        &self,
-        cx: &mut RunContext,
-        mut config: AgentConfig,
-    ) -> Result<AgentConfig, HandlerError> {
-        for handler in self.0.iter().filter(|h| h.implements(Hook::BeforeAgent)) {
-            config = caught(|| handler.handler().before_agent(cx, config))
-                .await
-                .map_err(|e| HandlerError::new(Hook::BeforeAgent, handler, e))?;
-            learn(handler, cx);
-        }
-        Ok(config)
-    }
-
-    pub(crate) async fn before_model(
-        &self,
-        cx: &mut RunContext,
-        state: &mut RunState,
-    ) -> Result<(), HandlerError> {
-        let hook: StateHook = |h, cx, state| h.before_model(cx, state);
-        run_state_hook(self.0.iter(), Hook::BeforeModel, hook, cx, state).await
-    }
-
-    pub(crate) async fn after_model(
-        &self,
-        cx: &mut RunContext,
-        state: &mut RunState,
-    ) -> Result<(), HandlerError> {
-        let hook: StateHook = |h, cx, state| h.after_model(cx, state);
-        run_state_hook(self.0.iter().rev(), Hook::AfterModel, hook, cx, state).await
-    }
-
-    pub(crate) async fn after_agent(
-        &self,
-        cx: &mut RunContext,
-        state: &mut RunState,
-    ) -> Result<(), HandlerError> {
-        let hook: StateHook = |h, cx, state| h.after_agent(cx, state);
-        run_state_hook(self.0.iter().rev(), Hook::AfterAgent, hook, cx, state).await
-    }
-
-    pub(crate) fn model(
-        &self,
-        request: ModelRequest,
-        run: RunShared,
-    ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send + 'static {
-        self.next::<ModelSeam>(run).run(request)
-    }
-
-    pub(crate) fn invoke(
-        &self,
-        request: ToolRequest,
-        tool: Tool,
-    ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send + 'static {
-        self.next::<InvokeSeam>(tool).run(request)
-    }
-
-    pub(crate) fn stream(
-        &self,
-        request: ToolRequest,
-        tool: Tool,
-    ) -> impl Future<Output = Result<ToolStream, BoxError>> + Send + 'static {
-        self.next::<StreamSeam>(tool).run(request)
-    }
-
-    fn next<S: sealed::Seam>(&self, terminal: S::Terminal) -> Next<S> {
-        Next {
-            handlers: Arc::clone(&self.0),
-            index: 0,
-            terminal,
-        }
-    }
-}
-
-/// A hook over the run's state, as a method of the erased handler.
-type StateHook = for<'a> fn(
-    &'a dyn DynHandler,
-    &'a mut RunContext,
-    &'a mut RunState,
-) -> BoxFuture<'a, Result<(), BoxError>>;
-
-/// Runs one state hook of each handler, in the given order, stopping at the first error.
-async fn run_state_hook<'h>(
-    handlers: impl Iterator<Item = &'h BoxHandler>,
-    hook: Hook,
-    call: StateHook,
-    cx: &mut RunContext,
-    state: &mut RunState,
-) -> Result<(), HandlerError> {
-    for handler in handlers.filter(|h| h.implements(hook)) {
-        caught(|| call(handler.handler(), cx, state))
-            .await
-            .map_err(|e| HandlerError::new(hook, handler, e))?;
-        learn(handler, cx);
-    }
-    Ok(())
-}
-
-/// Tells the handler what its hook's default said, if it passed the call through.
-fn learn(handler: &BoxHandler, cx: &mut RunContext) {
-    if let Some((hook, kind)) = cx.take_passed() {
-        handler.passed(hook, kind);
-    }
-}
-
 /// A hook's result, or its panic as a [`Panicked`] error, whether it panics making its
 /// future or polling it: a panicking hook ends its own run with an error naming it, not
 /// the task that polls the run.
-fn caught<'a, T: Send + 'a>(
+pub(super) fn caught<'a, T: Send + 'a>(
     hook: impl FnOnce() -> BoxFuture<'a, Result<T, BoxError>>,
 ) -> impl Future<Output = Result<T, BoxError>> + Send + 'a {
     let panicked = |panic: Box<dyn Any + Send>| Panicked::from_payload(&*panic).into();

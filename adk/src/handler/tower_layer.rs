@@ -11,8 +11,8 @@ use futures::future::{self, BoxFuture};
 use futures::{FutureExt, TryFutureExt};
 use tower::{BoxError, Layer, Service, ServiceExt};
 
-use super::next::{InvokeSeam, ModelSeam};
-use super::{Continuation, Handler, ModelNext, StreamNext, ToolNext};
+use super::Handler;
+use super::next::{Continuation, InvokeSeam, ModelNext, ModelSeam, StreamNext, ToolNext};
 use crate::tool::whole;
 use crate::{ModelRequest, ModelResponse, ToolOutput, ToolRequest, ToolStream};
 

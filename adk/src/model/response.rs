@@ -1,3 +1,6 @@
+//! A model's reply, read whole or as a stream of [`ModelDelta`]s ([`ModelResponse`]), and
+//! [`MessageAccumulator`], which builds the assistant message from the streamed pieces.
+
 use std::fmt;
 
 use futures::stream::{self, BoxStream};

@@ -1,3 +1,6 @@
+//! Token usage: what one model call used ([`Usage`]), and [`UsageMeter`], which adds up
+//! the usage of the calls that find it in their request's extensions.
+
 use std::ops::{Add, AddAssign};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

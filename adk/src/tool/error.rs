@@ -1,3 +1,7 @@
+//! Tool failures as the model and the run's records see them: [`ToolError`] and its
+//! [`ToolErrorKind`], which travels with the result so that handlers tell failures apart
+//! without parsing text.
+
 use std::error::Error;
 use std::fmt;
 use std::sync::Arc;

@@ -1,3 +1,7 @@
+//! The errors of [`StopAtTool`](super::StopAtTool): a configuration its builder refuses
+//! ([`StopAtToolBuildError`]), and a run that ended without stopping at one of its stop
+//! tools ([`StopToolNotCalled`]).
+
 use std::fmt;
 
 /// Why a [`StopAtToolBuilder`](super::StopAtToolBuilder) could not build a

@@ -13,16 +13,27 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::sync::Mutex;
 
-use super::McpError;
+use super::error::McpError;
 use super::progress::{Client, ProgressRouter};
-use super::server::{Http, McpServer, Stdio, Transport};
+use super::transport::{Http, Stdio, Transport};
 
 /// The longest wait between two connect attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
+/// What a connection needs of its [`McpServer`](super::McpServer): the server's name, how
+/// to reach it, and the rules for connecting and for calls.
+pub(crate) struct ConnectionConfig {
+    pub(crate) name: String,
+    pub(crate) transport: Transport,
+    pub(crate) connect_retries: u32,
+    pub(crate) retry_backoff: Duration,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) call_timeout: Duration,
+}
+
 /// A server's connection: the live MCP session, if any, and how to make a new one.
 pub(crate) struct Connection {
-    config: McpServer,
+    config: ConnectionConfig,
     progress: ProgressRouter,
     /// Held while connecting, so concurrent calls that find the connection lost wait for
     /// one reconnect instead of each starting a server.
@@ -47,7 +58,7 @@ pub(crate) struct Session {
 impl Connection {
     /// Connects (within the retry budget) and lists the server's tools.
     pub(crate) async fn open(
-        config: McpServer,
+        config: ConnectionConfig,
     ) -> Result<(Arc<Connection>, Vec<McpTool>), McpError> {
         let connection = Connection {
             config,
@@ -77,7 +88,7 @@ impl Connection {
         &self.config.name
     }
 
-    pub(crate) fn config(&self) -> &McpServer {
+    pub(crate) fn config(&self) -> &ConnectionConfig {
         &self.config
     }
 

@@ -1,3 +1,6 @@
+//! [`McpError`]: what went wrong with an MCP server, in connecting to it or in a call;
+//! during a run it reaches the model as the source of a tool error.
+
 use std::time::Duration;
 
 use tower::BoxError;

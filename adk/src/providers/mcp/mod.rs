@@ -67,6 +67,7 @@ mod error;
 mod progress;
 mod server;
 mod tool;
+mod transport;
 
 pub use self::error::McpError;
 pub use self::server::{

@@ -1,12 +1,17 @@
+//! [`McpServer`]: the description of an MCP server to take tools from (how to reach it,
+//! which of its tools, the timeouts and retries), and the connect that turns it into a
+//! [`ToolSet`].
+
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::McpError;
-use super::connection::Connection;
+use super::connection::{Connection, ConnectionConfig};
+use super::error::McpError;
 use super::tool::mcp_tool;
+use super::transport::{Http, Stdio, Transport};
 use crate::tool::ToolSet;
 
 /// How long connecting (starting the server, the handshake, listing its tools) may take
@@ -51,37 +56,15 @@ pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_millis(200);
 /// ```
 #[derive(Clone)]
 pub struct McpServer {
-    pub(crate) name: String,
-    pub(crate) transport: Transport,
+    name: String,
+    transport: Transport,
     include: Option<Vec<String>>,
     exclude: Option<Vec<String>>,
-    pub(crate) connect_retries: u32,
-    pub(crate) retry_backoff: Duration,
-    pub(crate) connect_timeout: Duration,
-    pub(crate) call_timeout: Duration,
-    pub(crate) stream_progress: bool,
-}
-
-/// How the server is reached.
-#[derive(Clone)]
-pub(crate) enum Transport {
-    Stdio(Stdio),
-    Http(Http),
-}
-
-#[derive(Clone)]
-pub(crate) struct Stdio {
-    pub(crate) program: OsString,
-    pub(crate) args: Vec<OsString>,
-    pub(crate) env: Vec<(OsString, OsString)>,
-    pub(crate) current_dir: Option<PathBuf>,
-    pub(crate) quiet: bool,
-}
-
-#[derive(Clone)]
-pub(crate) struct Http {
-    pub(crate) url: String,
-    pub(crate) bearer_token: Option<Arc<str>>,
+    connect_retries: u32,
+    retry_backoff: Duration,
+    connect_timeout: Duration,
+    call_timeout: Duration,
+    stream_progress: bool,
 }
 
 impl McpServer {
@@ -261,9 +244,26 @@ impl McpServer {
     /// [`Unavailable`](McpError::Unavailable) with the last attempt's error once every
     /// attempt has failed.
     pub async fn connect(self) -> Result<ToolSet, McpError> {
-        let (include, exclude) = (self.include.clone(), self.exclude.clone());
-        let stream_progress = self.stream_progress;
-        let (connection, listed) = Connection::open(self).await?;
+        let McpServer {
+            name,
+            transport,
+            include,
+            exclude,
+            connect_retries,
+            retry_backoff,
+            connect_timeout,
+            call_timeout,
+            stream_progress,
+        } = self;
+        let config = ConnectionConfig {
+            name,
+            transport,
+            connect_retries,
+            retry_backoff,
+            connect_timeout,
+            call_timeout,
+        };
+        let (connection, listed) = Connection::open(config).await?;
         let tools = listed
             .into_iter()
             .map(|tool| mcp_tool(&connection, tool, stream_progress));

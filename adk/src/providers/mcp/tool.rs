@@ -14,9 +14,9 @@ use rmcp::service::{Peer, PeerRequestOptions, RequestHandle, RoleClient, Service
 use serde_json::Value;
 use tower::{BoxError, Service};
 
-use super::McpError;
 use super::connection::{Connection, Session, is_lost};
 use super::content::into_output;
+use super::error::McpError;
 use super::progress::CallProgress;
 use crate::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest, ToolStream};
 

@@ -1,3 +1,6 @@
+//! Configuring an [`OpenAiModel`]: [`OpenAiModelBuilder`], its defaults (base URL,
+//! timeouts, streaming), and the `OPENAI_*` environment variables it reads.
+
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;

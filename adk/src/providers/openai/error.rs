@@ -1,3 +1,7 @@
+//! Errors of the OpenAI-compatible model: [`OpenAiError`] when a call fails, made from
+//! the server's status, error body and `retry-after` headers and telling whether a retry
+//! may cure it; [`ConfigError`] when a model cannot be built.
+
 use std::error::Error as StdError;
 use std::time::Duration;
 

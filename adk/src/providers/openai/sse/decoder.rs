@@ -1,3 +1,7 @@
+//! Reading a streamed chat completion's JSON chunks, one per event, into
+//! [`ModelDelta`]s: text, tool-call fragments on dense indices, usage, `[DONE]` and error
+//! chunks ([`ChunkDecoder`]).
+
 use super::SseEvent;
 use crate::ModelDelta;
 use crate::model::Usage;

@@ -1,3 +1,6 @@
+//! Cutting a response body's bytes, however they are chunked, into server-sent events
+//! ([`SseParser`], [`SseEvent`]), with a bound on what a server can make it hold.
+
 use std::borrow::Cow;
 use std::mem;
 use std::ops::Range;

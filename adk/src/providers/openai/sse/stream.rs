@@ -1,3 +1,7 @@
+//! The deltas of a streamed reply, read from its body: the bytes go through the
+//! [`SseParser`] and the [`ChunkDecoder`], and the stream ends at `[DONE]`, recording the
+//! usage in the request's meter, or at the first error.
+
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};

@@ -1,9 +1,7 @@
-//! Running one turn's tool calls: lookup, argument parsing, the wrapper chain, and the
-//! tool itself, as a stream of events per call.
+//! The batch runner: one turn's tool calls, each run as a stream of events (lookup,
+//! argument parsing, the wrapper chain, the tool itself), the streams merged as they come.
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Instant;
 
 use futures::stream::{self, BoxStream};
@@ -11,6 +9,7 @@ use futures::{Stream, StreamExt};
 use serde_json::Value;
 use tower::BoxError;
 
+use super::merge::SmallMerge;
 use super::{AgentConfig, AgentEvent, ToolRecord};
 use crate::context::Scope;
 use crate::handler::{Chain, HandlerError};
@@ -53,75 +52,6 @@ pub(super) fn run_batch(
 /// Up to this many calls, a turn's streams are merged by polling each live one in turn;
 /// above, by `flatten_unordered`, whose per-stream wakers pay off only for many streams.
 const SMALL_BATCH: usize = 8;
-
-/// Merges a few streams: starts them in order, at most `cap` at a time, and on every
-/// poll polls each live stream, from the one after the last that yielded, so none
-/// starves. One allocation for all the streams; none per wake-up.
-struct SmallMerge {
-    /// The streams in start order; a finished one leaves an empty slot.
-    streams: Vec<Option<BoxStream<'static, CallEvent>>>,
-    /// How many have started; the rest wait for room under the cap.
-    started: usize,
-    /// How many of the started ones have not finished.
-    running: usize,
-    cap: usize,
-    /// Where the next round of polls starts.
-    from: usize,
-}
-
-impl SmallMerge {
-    fn new(
-        streams: impl IntoIterator<Item = BoxStream<'static, CallEvent>>,
-        cap: Option<usize>,
-    ) -> Self {
-        SmallMerge {
-            streams: streams.into_iter().map(Some).collect(),
-            started: 0,
-            running: 0,
-            cap: cap.unwrap_or(usize::MAX).max(1),
-            from: 0,
-        }
-    }
-}
-
-impl Stream for SmallMerge {
-    type Item = CallEvent;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<CallEvent>> {
-        let this = &mut *self;
-        'round: loop {
-            while this.running < this.cap && this.started < this.streams.len() {
-                this.started += 1;
-                this.running += 1;
-            }
-            if this.running == 0 {
-                return Poll::Ready(None);
-            }
-            let started = this.started;
-            for offset in 0..started {
-                let at = (this.from + offset) % started;
-                let Some(stream) = &mut this.streams[at] else {
-                    continue;
-                };
-                match stream.poll_next_unpin(cx) {
-                    Poll::Ready(Some(event)) => {
-                        this.from = at + 1;
-                        return Poll::Ready(Some(event));
-                    }
-                    Poll::Ready(None) => {
-                        // Free its room; start the next waiting one, and poll them all again.
-                        this.streams[at] = None;
-                        this.running -= 1;
-                        this.from = at + 1;
-                        continue 'round;
-                    }
-                    Poll::Pending => {}
-                }
-            }
-            return Poll::Pending;
-        }
-    }
-}
 
 /// How the agent runs a batch of calls.
 #[derive(Debug, Clone, Copy)]
@@ -342,43 +272,4 @@ fn unknown_tool(config: &AgentConfig, name: &str) -> ToolError {
         );
     }
     error
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A stream of events tagged `tags`, told apart by the limit they carry.
-    fn tagged(tags: &[usize]) -> BoxStream<'static, CallEvent> {
-        let events: Vec<CallEvent> = tags
-            .iter()
-            .map(|&limit| CallEvent::Fatal(AgentError::MaxIterations { limit }))
-            .collect();
-        stream::iter(events).boxed()
-    }
-
-    fn merged(cap: Option<usize>) -> Vec<usize> {
-        let merge = SmallMerge::new(
-            vec![tagged(&[0, 1, 2]), tagged(&[10, 11]), tagged(&[20])],
-            cap,
-        );
-        futures::executor::block_on(merge.collect::<Vec<_>>())
-            .into_iter()
-            .map(|event| match event {
-                CallEvent::Fatal(AgentError::MaxIterations { limit }) => limit,
-                _ => usize::MAX,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn small_merge_takes_turns_between_ready_streams() {
-        assert_eq!(merged(None), [0, 10, 20, 1, 11, 2]);
-    }
-
-    #[test]
-    fn small_merge_starts_streams_in_order_within_the_cap() {
-        assert_eq!(merged(Some(1)), [0, 1, 2, 10, 11, 20]);
-        assert_eq!(merged(Some(2)), [0, 10, 1, 11, 2, 20]);
-    }
 }
