@@ -1,7 +1,10 @@
 //! The batch runner: one turn's tool calls, each run as a stream of events (lookup,
 //! argument parsing, the wrapper chain, the tool itself), the streams merged as they come.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 use std::time::Instant;
 
 use futures::stream::{self, BoxStream};
@@ -14,7 +17,7 @@ use super::{AgentConfig, AgentEvent, ToolRecord};
 use crate::context::Scope;
 use crate::handler::{Chain, HandlerError};
 use crate::telemetry::{self, InSpan};
-use crate::{AgentError, Finish, Tool, ToolCall, ToolError, ToolRequest};
+use crate::{AgentError, Finish, Tool, ToolCall, ToolError, ToolRequest, ToolStream};
 
 /// What one call reports while it runs.
 pub(crate) enum CallEvent {
@@ -137,53 +140,112 @@ fn invoke_call(
     stream::iter(started).chain(stream::once(done))
 }
 
-/// A call whose result comes in chunks, each an event for the caller.
+/// A call whose result comes in chunks, each an event for the caller: its start event
+/// (when listened to), then the chunks, then its record.
 fn stream_call(
     chain: Chain,
     tool: Tool,
     call: Call,
 ) -> impl Stream<Item = CallEvent> + Send + 'static {
-    async_stream::stream! {
-        let started = Instant::now();
-        // Shared by all of the call's events, not copied per chunk.
-        let ids: Option<(Arc<str>, Arc<str>)> = call
-            .listening
-            .then(|| (call.call.id.as_str().into(), call.call.name.as_str().into()));
-        if let Some((call_id, name)) = &ids {
-            yield CallEvent::Event(AgentEvent::ToolCallStarted {
-                call_id: Arc::clone(call_id),
-                name: Arc::clone(name),
-            });
+    // Shared by all of the call's events, not copied per chunk.
+    let ids: Option<(Arc<str>, Arc<str>)> = call
+        .listening
+        .then(|| (call.call.id.as_str().into(), call.call.name.as_str().into()));
+    let started = ids.as_ref().map(|(call_id, name)| {
+        CallEvent::Event(AgentEvent::ToolCallStarted {
+            call_id: Arc::clone(call_id),
+            name: Arc::clone(name),
+        })
+    });
+    let opening = prepare(tool, &call).map(|(tool, request)| {
+        Box::pin(async move { chain.stream(request, tool).await }) as OpeningStream
+    });
+    let chunks = ChunkedCall {
+        opening: Some(opening),
+        chunks: None,
+        content: String::new(),
+        finish: None,
+        ids,
+        call: Some(call),
+        started: None,
+    };
+    stream::iter(started).chain(chunks)
+}
+
+/// The wrappers' future of a streamed call's chunks.
+type OpeningStream = Pin<Box<dyn Future<Output = Result<ToolStream, BoxError>> + Send>>;
+
+/// A streamed call after its start event: opens the stream through the wrappers, passes
+/// each chunk on (and keeps its text), then gives the record. Polled by hand rather than
+/// written as a generator: a chunk is the most frequent event of a streaming run.
+struct ChunkedCall {
+    /// The stream being opened, or why it could not be.
+    opening: Option<Result<OpeningStream, BoxError>>,
+    chunks: Option<ToolStream>,
+    content: String,
+    finish: Option<Finish>,
+    ids: Option<(Arc<str>, Arc<str>)>,
+    /// The call, until its record is made.
+    call: Option<Call>,
+    /// When it was first polled.
+    started: Option<Instant>,
+}
+
+impl ChunkedCall {
+    /// The record that ends the call; nothing comes after it.
+    fn end(&mut self, outcome: Result<(String, Option<Finish>), BoxError>) -> Option<CallEvent> {
+        self.chunks = None;
+        let started = self.started.unwrap_or_else(Instant::now);
+        let call = self.call.take()?;
+        Some(finished(call, started, outcome))
+    }
+}
+
+impl Stream for ChunkedCall {
+    type Item = CallEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<CallEvent>> {
+        let this = &mut *self;
+        this.started.get_or_insert_with(Instant::now);
+        if let Some(opening) = &mut this.opening {
+            let opened = match opening {
+                Ok(future) => ready!(future.as_mut().poll(cx)),
+                Err(_) => match this.opening.take() {
+                    Some(Err(error)) => Err(error),
+                    _ => return Poll::Ready(None),
+                },
+            };
+            this.opening = None;
+            match opened {
+                Ok(mut chunks) => {
+                    this.finish = chunks.take_finish();
+                    this.chunks = Some(chunks);
+                }
+                Err(error) => return Poll::Ready(this.end(Err(error))),
+            }
         }
-        let outcome = 'call: {
-            let (tool, request) = match prepare(tool, &call) {
-                Ok(prepared) => prepared,
-                Err(error) => break 'call Err(error),
-            };
-            let mut chunks = match chain.stream(request, tool).await {
-                Ok(chunks) => chunks,
-                Err(error) => break 'call Err(error),
-            };
-            let finish = chunks.take_finish();
-            let mut content = String::new();
-            while let Some(chunk) = chunks.next().await {
-                match chunk {
-                    Ok(chunk) => {
-                        content.push_str(&chunk);
-                        if let Some((call_id, name)) = &ids {
-                            yield CallEvent::Event(AgentEvent::ToolOutputChunk {
-                                call_id: Arc::clone(call_id),
-                                name: Arc::clone(name),
-                                chunk,
-                            });
-                        }
+        let Some(chunks) = &mut this.chunks else {
+            return Poll::Ready(None);
+        };
+        loop {
+            match ready!(chunks.poll_next_unpin(cx)) {
+                Some(Ok(chunk)) => {
+                    this.content.push_str(&chunk);
+                    if let Some((call_id, name)) = &this.ids {
+                        return Poll::Ready(Some(CallEvent::Event(AgentEvent::ToolOutputChunk {
+                            call_id: Arc::clone(call_id),
+                            name: Arc::clone(name),
+                            chunk,
+                        })));
                     }
-                    Err(error) => break 'call Err(error),
+                }
+                Some(Err(error)) => return Poll::Ready(this.end(Err(error))),
+                None => {
+                    let outcome = Ok((std::mem::take(&mut this.content), this.finish.take()));
+                    return Poll::Ready(this.end(outcome));
                 }
             }
-            Ok((content, finish))
-        };
-        yield finished(call, started, outcome);
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! calls) is held beside it, in [`Work`].
 
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
@@ -33,7 +34,9 @@ pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
     AgentRun::new(events, timeout, audience)
 }
 
-/// The adapter: the run's events, step after step, then its result.
+/// The adapter: the run's events, step after step, then its result. (The events of a
+/// turn's calls are polled directly rather than through [`Loop::advance`]: output chunks
+/// are most of a streaming run's events.)
 fn events(
     agent: Arc<AgentInner>,
     chain: Chain,
@@ -43,8 +46,17 @@ fn events(
     let mut run = Loop::new(agent, chain, run, audience);
     async_stream::try_stream! {
         run.start().await?;
-        while let Some(event) = run.next_event().await? {
-            yield event;
+        loop {
+            let event = if matches!(run.work, Work::Tools(_)) {
+                std::future::poll_fn(|cx| run.poll_calls(cx)).await?
+            } else if run.finishing() {
+                break;
+            } else {
+                run.advance().await?
+            };
+            if let Some(event) = event {
+                yield event;
+            }
         }
         let result = run.finish().await?;
         yield AgentEvent::Completed(Box::new(result));
@@ -125,16 +137,6 @@ impl Loop {
         }
         self.config = config;
         Ok(())
-    }
-
-    /// Advances the run to its next event; `None` when only finishing is left.
-    async fn next_event(&mut self) -> Result<Option<AgentEvent>, AgentError> {
-        while !self.finishing() {
-            if let Some(event) = self.advance().await? {
-                return Ok(Some(event));
-            }
-        }
-        Ok(None)
     }
 
     /// Whether all that is left is to finish.
@@ -279,11 +281,26 @@ impl Loop {
 
     /// Reads the next event of the turn's calls.
     async fn read_tools(&mut self) -> Result<Option<AgentEvent>, AgentError> {
-        let Work::Tools(events) = &mut self.work else {
-            return Ok(None);
+        std::future::poll_fn(|cx| self.poll_calls(cx)).await
+    }
+
+    /// Polls the turn's calls for their next event. (The adapter polls it directly:
+    /// output chunks are most of a streaming run's events.)
+    fn poll_calls(&mut self, cx: &mut Context<'_>) -> Poll<Result<Option<AgentEvent>, AgentError>> {
+        let Work::Tools(calls) = &mut self.work else {
+            return Poll::Ready(Ok(None));
         };
-        let Some(event) = events.next().await else {
+        let event = std::task::ready!(calls.poll_next_unpin(cx));
+        if event.is_none() {
             self.work = Work::Idle;
+        }
+        Poll::Ready(self.call_event(event))
+    }
+
+    /// Takes one event of the turn's calls; `None` when they are all done, which ends
+    /// the turn.
+    fn call_event(&mut self, event: Option<CallEvent>) -> Result<Option<AgentEvent>, AgentError> {
+        let Some(event) = event else {
             self.take_locals_back();
             return Ok(self.end_turn());
         };
@@ -445,7 +462,9 @@ mod tests {
         let audience = RunShared::new(inner.model.clone());
         let mut run = Loop::new(inner, Chain::new(Vec::new()), run, audience);
         run.start().await?;
-        while run.next_event().await?.is_some() {}
+        while !run.finishing() {
+            run.advance().await?;
+        }
         run.finish().await
     }
 
