@@ -114,19 +114,13 @@ struct Call {
 }
 
 /// A call whose result comes whole: its start event (when listened to), then its
-/// record. (A future, not a generator: it has a single value to give.)
+/// record.
 fn invoke_call(
     chain: Chain,
     tool: Result<Tool, BoxError>,
     call: Call,
 ) -> impl Stream<Item = CallEvent> + Send + 'static {
-    let started = call.listening.then(|| {
-        CallEvent::Event(AgentEvent::ToolCallStarted {
-            call_id: call.call.id.as_str().into(),
-            name: call.call.name.as_str().into(),
-        })
-    });
-    let done = async move {
+    let start = move |call: Call| async move {
         let started = Instant::now();
         let outcome = match tool.and_then(|tool| prepare(tool, &call)) {
             Ok((tool, request)) => chain
@@ -137,7 +131,57 @@ fn invoke_call(
         };
         finished(call, started, outcome)
     };
-    stream::iter(started).chain(stream::once(done))
+    InvokeCall::Waiting {
+        start: Some((start, call)),
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A whole call's stream: its start event, when the caller listens, then the record
+    /// that its future makes. (Not a generator, nor a chain of streams: every call in
+    /// flight holds one, so it is kept small; the call waits in the room its future
+    /// takes once started.)
+    #[project = InvokeCallProj]
+    enum InvokeCall<S, F> {
+        Waiting { start: Option<(S, Call)> },
+        Running { #[pin] done: F },
+        Done,
+    }
+}
+
+impl<S, F> Stream for InvokeCall<S, F>
+where
+    S: FnOnce(Call) -> F,
+    F: Future<Output = CallEvent>,
+{
+    type Item = CallEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<CallEvent>> {
+        loop {
+            match self.as_mut().project() {
+                InvokeCallProj::Waiting { start } => {
+                    let Some((start, call)) = start.take() else {
+                        self.set(InvokeCall::Done);
+                        continue;
+                    };
+                    let announce = call.listening.then(|| AgentEvent::ToolCallStarted {
+                        call_id: call.call.id.as_str().into(),
+                        name: call.call.name.as_str().into(),
+                    });
+                    self.set(InvokeCall::Running { done: start(call) });
+                    if let Some(started) = announce {
+                        return Poll::Ready(Some(CallEvent::Event(started)));
+                    }
+                }
+                InvokeCallProj::Running { done } => {
+                    let record = ready!(done.poll(cx));
+                    self.set(InvokeCall::Done);
+                    return Poll::Ready(Some(record));
+                }
+                InvokeCallProj::Done => return Poll::Ready(None),
+            }
+        }
+    }
 }
 
 /// A call whose result comes in chunks, each an event for the caller: its start event
@@ -151,16 +195,11 @@ fn stream_call(
     let ids: Option<(Arc<str>, Arc<str>)> = call
         .listening
         .then(|| (call.call.id.as_str().into(), call.call.name.as_str().into()));
-    let started = ids.as_ref().map(|(call_id, name)| {
-        CallEvent::Event(AgentEvent::ToolCallStarted {
-            call_id: Arc::clone(call_id),
-            name: Arc::clone(name),
-        })
-    });
     let opening = prepare(tool, &call).map(|(tool, request)| {
         Box::pin(async move { chain.stream(request, tool).await }) as OpeningStream
     });
-    let chunks = ChunkedCall {
+    ChunkedCall {
+        announce: ids.is_some(),
         opening: Some(opening),
         chunks: None,
         content: String::new(),
@@ -168,17 +207,18 @@ fn stream_call(
         ids,
         call: Some(call),
         started: None,
-    };
-    stream::iter(started).chain(chunks)
+    }
 }
 
 /// The wrappers' future of a streamed call's chunks.
 type OpeningStream = Pin<Box<dyn Future<Output = Result<ToolStream, BoxError>> + Send>>;
 
-/// A streamed call after its start event: opens the stream through the wrappers, passes
+/// A streamed call: its start event (when listened to), then it opens the stream through the wrappers, passes
 /// each chunk on (and keeps its text), then gives the record. Polled by hand rather than
 /// written as a generator: a chunk is the most frequent event of a streaming run.
 struct ChunkedCall {
+    /// Whether the start event is still to come.
+    announce: bool,
     /// The stream being opened, or why it could not be.
     opening: Option<Result<OpeningStream, BoxError>>,
     chunks: Option<ToolStream>,
@@ -207,6 +247,15 @@ impl Stream for ChunkedCall {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<CallEvent>> {
         let this = &mut *self;
         this.started.get_or_insert_with(Instant::now);
+        if std::mem::take(&mut this.announce)
+            && let Some((call_id, name)) = &this.ids
+        {
+            let started = AgentEvent::ToolCallStarted {
+                call_id: Arc::clone(call_id),
+                name: Arc::clone(name),
+            };
+            return Poll::Ready(Some(CallEvent::Event(started)));
+        }
         if let Some(opening) = &mut this.opening {
             let opened = match opening {
                 Ok(future) => ready!(future.as_mut().poll(cx)),
