@@ -19,7 +19,7 @@ use super::compile::{CompiledLoop, Outcome};
 use super::{AgentConfig, AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun};
 use super::{DefaultExecutor, Run, RunStatus, RunStep, ToolFailurePolicy, ToolRecord};
 use crate::context::Scope;
-use crate::handler::Chain;
+use crate::handler::{Chain, Hook};
 use crate::run_shared::RunShared;
 use crate::telemetry::{self, InSpan};
 use crate::{AgentError, Finish, Message, MessageAccumulator, Messages, ModelDelta};
@@ -121,10 +121,11 @@ impl Loop {
     /// history gets the instruction.
     async fn start(&mut self) -> Result<(), AgentError> {
         let agent = &self.agent;
-        let mut config = self
-            .chain
-            .before_agent(self.run.context_mut(), agent.config.clone())
-            .await?;
+        let mut config = agent.config.clone();
+        if self.chain.calls(Hook::BeforeAgent) {
+            let cx = self.run.context_mut();
+            config = self.chain.before_agent(cx, config).await?;
+        }
         if !config.shares_tools_with(&agent.config) {
             config.check_tools().map_err(AgentError::Config)?;
             self.tool_infos = config.tools().iter().map(Tool::shared_info).collect();
@@ -174,7 +175,9 @@ impl Loop {
         }
         self.run.context_mut().set_iteration(iteration);
         let (cx, state) = self.run.parts();
-        self.chain.before_model(cx, state).await?;
+        if self.chain.calls(Hook::BeforeModel) {
+            self.chain.before_model(cx, state).await?;
+        }
 
         let span = telemetry::model_span(iteration, self.tool_infos.len());
         let request = self.model_request();
@@ -231,7 +234,9 @@ impl Loop {
     async fn take_reply(&mut self) -> Result<Option<AgentEvent>, AgentError> {
         self.work = Work::Idle;
         let (cx, state) = self.run.parts();
-        self.chain.after_model(cx, state).await?;
+        if self.chain.calls(Hook::AfterModel) {
+            self.chain.after_model(cx, state).await?;
+        }
         let messages = &self.run.state().messages;
         let tool_calls = messages.last().is_some_and(|m| !m.tool_calls().is_empty());
         let outcome = Outcome {
@@ -372,7 +377,9 @@ impl Loop {
     /// Ends the run: `after_agent`, then the result.
     async fn finish(&mut self) -> Result<AgentResult, AgentError> {
         let (cx, state) = self.run.parts();
-        self.chain.after_agent(cx, state).await?;
+        if self.chain.calls(Hook::AfterAgent) {
+            self.chain.after_agent(cx, state).await?;
+        }
         self.run.set_step(RunStep::Done);
         Ok(self.run.take_result())
     }

@@ -25,6 +25,12 @@ impl Chain {
         Chain(handlers.into())
     }
 
+    /// Whether any handler is called at `hook`: a run skips a hook no handler takes
+    /// without building the future that would call none.
+    pub(crate) fn calls(&self, hook: Hook) -> bool {
+        self.0.iter().any(|h| h.implements(hook))
+    }
+
     pub(crate) async fn before_agent(
         &self,
         cx: &mut RunContext,
