@@ -35,18 +35,17 @@ pub(super) fn run_batch(
     chain: Chain,
     config: AgentConfig,
     scope: Scope,
-    calls: Vec<ToolCall>,
+    calls: impl ExactSizeIterator<Item = ToolCall>,
     options: BatchOptions,
 ) -> BoxStream<'static, CallEvent> {
     let mut streams = calls
-        .into_iter()
         .enumerate()
-        .map(move |(index, call)| run_call(&chain, &config, &scope, options, index, call));
+        .map(|(index, call)| run_call(&chain, &config, &scope, options, index, call));
     match streams.len() {
         // One call needs no merging.
         1 => streams.next().unwrap_or_else(|| stream::empty().boxed()),
         n if n <= SMALL_BATCH => SmallMerge::new(streams, options.parallel).boxed(),
-        _ => stream::iter(streams)
+        _ => stream::iter(streams.collect::<Vec<_>>())
             .flatten_unordered(options.parallel)
             .boxed(),
     }

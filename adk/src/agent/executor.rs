@@ -215,7 +215,7 @@ impl DefaultExecutor {
             self.chain.clone(),
             self.config.clone(),
             self.scope.clone(),
-            calls,
+            calls.into_iter(),
             self.options,
         );
         futures::pin_mut!(batch);

@@ -259,13 +259,9 @@ impl Loop {
     /// Starts the calls of the model's last reply, as the run's executor says (all at
     /// once by default, up to the agent's cap).
     fn run_tools(&mut self) -> Option<AgentEvent> {
-        let calls = self
-            .run
-            .state()
-            .messages
-            .last()
-            .map(|m| m.tool_calls().to_vec())
-            .unwrap_or_default();
+        // The reply's calls are read where they are (the history is shared, not copied).
+        let history = self.run.state().messages.clone();
+        let calls = history.last().map_or(&[][..], |reply| reply.tool_calls());
         self.run.begin_turn(calls.len());
         let options = BatchOptions {
             events: self.audience.listening(),
@@ -275,10 +271,11 @@ impl Loop {
         let (chain, config) = (self.chain.clone(), self.config.clone());
         self.lend_locals();
         let events = match self.config.executor() {
-            Some(executor) => {
-                executor.run(calls, DefaultExecutor::new(chain, config, scope, options))
-            }
-            None => batch::run_batch(chain, config, scope, calls, options),
+            Some(executor) => executor.run(
+                calls.to_vec(),
+                DefaultExecutor::new(chain, config, scope, options),
+            ),
+            None => batch::run_batch(chain, config, scope, calls.iter().cloned(), options),
         };
         self.work = Work::Tools(events);
         None
