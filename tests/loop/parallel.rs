@@ -96,3 +96,44 @@ async fn the_run_waits_for_every_call_of_the_turn_before_calling_the_model_again
     assert_eq!(model.calls(), 2);
     assert_eq!(result.final_message.content(), "done");
 }
+
+/// Under a cap, a call's start event comes when the call starts, not when the turn does:
+/// with one call at a time, each call's start follows the previous call's result.
+#[tokio::test]
+async fn under_a_cap_each_call_announces_its_start_when_it_starts() {
+    use futures::StreamExt;
+    use tower_adk::{AgentEvent, Tool, ToolInfo, ToolOutput, ToolRequest};
+
+    let echo = Tool::from_fn(
+        ToolInfo::new("echo", "echoes"),
+        |req: ToolRequest| async move {
+            Ok::<_, std::convert::Infallible>(ToolOutput::new(req.call_id.clone()))
+        },
+    );
+    let model = ScriptedModel::new([Turn::calls(calls_of("echo", 3)), Turn::text("done")]);
+    let agent = Agent::builder(model)
+        .tool(echo)
+        .parallel_tool_calls(1)
+        .build()
+        .unwrap();
+    let mut run = agent.run(AgentRequest::user("go"));
+    let mut seen = Vec::new();
+    while let Some(event) = run.next().await {
+        match event.unwrap() {
+            AgentEvent::ToolCallStarted { call_id, .. } => seen.push(format!("start {call_id}")),
+            AgentEvent::ToolResult(record) => seen.push(format!("result {}", record.call_id)),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            "start c0",
+            "result c0",
+            "start c1",
+            "result c1",
+            "start c2",
+            "result c2"
+        ]
+    );
+}
