@@ -97,19 +97,12 @@ async fn the_run_waits_for_every_call_of_the_turn_before_calling_the_model_again
     assert_eq!(result.final_message.content(), "done");
 }
 
-/// Under a cap, a call's start event comes when the call starts, not when the turn does:
-/// with one call at a time, each call's start follows the previous call's result.
-#[tokio::test]
-async fn under_a_cap_each_call_announces_its_start_when_it_starts() {
+/// The events of a turn of three `echo` calls under a cap of one: each call's start and
+/// result, in order.
+async fn starts_and_results(echo: tower_adk::Tool) -> Vec<String> {
     use futures::StreamExt;
-    use tower_adk::{AgentEvent, Tool, ToolInfo, ToolOutput, ToolRequest};
+    use tower_adk::AgentEvent;
 
-    let echo = Tool::from_fn(
-        ToolInfo::new("echo", "echoes"),
-        |req: ToolRequest| async move {
-            Ok::<_, std::convert::Infallible>(ToolOutput::new(req.call_id.clone()))
-        },
-    );
     let model = ScriptedModel::new([Turn::calls(calls_of("echo", 3)), Turn::text("done")]);
     let agent = Agent::builder(model)
         .tool(echo)
@@ -125,15 +118,33 @@ async fn under_a_cap_each_call_announces_its_start_when_it_starts() {
             _ => {}
         }
     }
-    assert_eq!(
-        seen,
-        [
-            "start c0",
-            "result c0",
-            "start c1",
-            "result c1",
-            "start c2",
-            "result c2"
-        ]
+    seen
+}
+
+/// Under a cap, a call's start event comes when the call starts, not when the turn does:
+/// with one call at a time, each call's start follows the previous call's result, for
+/// whole and streamed calls alike.
+#[tokio::test]
+async fn under_a_cap_each_call_announces_its_start_when_it_starts() {
+    use tower_adk::{Tool, ToolInfo, ToolOutput, ToolRequest};
+
+    let whole = Tool::from_fn(
+        ToolInfo::new("echo", "echoes"),
+        |req: ToolRequest| async move {
+            Ok::<_, std::convert::Infallible>(ToolOutput::new(req.call_id.clone()))
+        },
     );
+    let streamed = Tool::stream_fn(ToolInfo::new("echo", "echoes"), |req: ToolRequest| {
+        futures::stream::iter([Ok::<_, std::convert::Infallible>(req.call_id)])
+    });
+    let expected = [
+        "start c0",
+        "result c0",
+        "start c1",
+        "result c1",
+        "start c2",
+        "result c2",
+    ];
+    assert_eq!(starts_and_results(whole).await, expected);
+    assert_eq!(starts_and_results(streamed).await, expected);
 }
