@@ -17,11 +17,16 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 mod workloads;
 
-fn w1(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
+/// The runtime each run is awaited on: a current-thread one (BENCHMARKS.md, Method).
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .unwrap_or_else(|e| panic!("{e}"));
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn w1(c: &mut Criterion) {
+    let runtime = runtime();
     let mut group = c.benchmark_group("w1_three_turn_run");
 
     let model = workloads::script();
@@ -48,10 +53,7 @@ fn w1(c: &mut Criterion) {
 /// A long run: 100 turns of one tool call each, then the answer, by hand and with the
 /// 4 W1 handlers. Criterion reports turns per second (one model call each).
 fn long_run(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let runtime = runtime();
     let mut group = c.benchmark_group("long_run");
     group.throughput(Throughput::Elements(workloads::LONG_RUN_TURNS as u64 + 1));
 

@@ -191,17 +191,26 @@ async fn tool_call_limit_ending_the_run_asks_for_a_final_answer_without_tools() 
     );
 }
 
+/// A model's turns: two calls of `work` at once, then the answer.
+fn two_work_calls() -> [Turn; 2] {
+    [
+        Turn::call("c1", "work", json!({})).with_call("c2", "work", json!({})),
+        Turn::text("done"),
+    ]
+}
+
+/// An agent with this model and the `work` tool, which counts its calls in `calls`.
+fn work_agent(model: ScriptedModel, calls: &Arc<AtomicUsize>) -> Agent {
+    Agent::builder(model)
+        .tool(counting_tool("work", calls))
+        .build()
+        .unwrap()
+}
+
 #[tokio::test]
 async fn limits_count_per_run() {
     let calls = Arc::new(AtomicUsize::new(0));
-    let model = ScriptedModel::per_run([
-        Turn::call("c1", "work", json!({})).with_call("c2", "work", json!({})),
-        Turn::text("done"),
-    ]);
-    let agent = Agent::builder(model)
-        .tool(counting_tool("work", &calls))
-        .build()
-        .unwrap();
+    let agent = work_agent(ScriptedModel::per_run(two_work_calls()), &calls);
     let limits = CallLimits::new()
         .tool_calls(1)
         .on_limit(OnLimit::AnswerModel);
@@ -232,14 +241,7 @@ async fn limits_count_per_run() {
 #[tokio::test]
 async fn the_counts_are_kept_in_the_runs_own_values() {
     let calls = Arc::new(AtomicUsize::new(0));
-    let model = ScriptedModel::new([
-        Turn::call("c1", "work", json!({})).with_call("c2", "work", json!({})),
-        Turn::text("done"),
-    ]);
-    let agent = Agent::builder(model)
-        .tool(counting_tool("work", &calls))
-        .build()
-        .unwrap();
+    let agent = work_agent(ScriptedModel::new(two_work_calls()), &calls);
     let limits = CallLimits::new().tool_calls(5);
 
     let result = agent
