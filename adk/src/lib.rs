@@ -53,6 +53,7 @@
 //! ```
 
 pub mod agent;
+pub mod checkpoint;
 pub mod context;
 pub mod error;
 pub mod handler;
