@@ -35,6 +35,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::interrupt::Decision;
 use crate::run_shared::RunShared;
 use crate::{Hook, Messages};
 
@@ -52,6 +53,19 @@ pub struct RunContext {
     /// Set by a state hook's default: that hook of that handler type passed through.
     #[serde(skip)]
     passed: Option<(Hook, TypeId)>,
+    /// The decision for a hook's interrupt, while the run resumes from it.
+    #[serde(skip)]
+    answer: Option<Box<HookAnswer>>,
+}
+
+/// The decision for the interrupt of one hook of one handler.
+#[derive(Debug, Clone)]
+struct HookAnswer {
+    /// `hook:handler`, the end of the interrupt's address.
+    at: String,
+    decision: Decision,
+    /// Whether that hook of that handler is the one running.
+    current: bool,
 }
 
 impl RunContext {
@@ -62,6 +76,7 @@ impl RunContext {
             locals: Locals::default(),
             iteration: 0,
             passed: None,
+            answer: None,
         }
     }
 
@@ -97,6 +112,71 @@ impl RunContext {
 
     pub(crate) fn set_iteration(&mut self, iteration: usize) {
         self.iteration = iteration;
+    }
+
+    /// The person's decision about this hook's interrupt, while the run resumes from it
+    /// (see [`interrupt`](crate::interrupt)): a hook that interrupted reads the answer
+    /// here when it runs again, and goes on. `None` in every other hook, and once the
+    /// hook has run through.
+    ///
+    /// ```
+    /// use tower_adk::{AgentConfig, BoxError, Handler, RunContext, RunState};
+    /// use tower_adk::interrupt::{Decision, Interrupt};
+    ///
+    /// /// Asks the person for the customer's name before the first model call.
+    /// struct AskName;
+    ///
+    /// impl Handler for AskName {
+    ///     async fn before_model(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    ///         if cx.locals().contains("name") {
+    ///             return Ok(());
+    ///         }
+    ///         match cx.decision() {
+    ///             Some(Decision::Respond { answer }) => {
+    ///                 let answer = answer.clone();
+    ///                 cx.locals_mut().insert("name", &answer)?;
+    ///                 Ok(())
+    ///             }
+    ///             _ => Err(Interrupt::new("What is the customer's name?").into()),
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    pub fn decision(&self) -> Option<&Decision> {
+        let answer = self.answer.as_ref().filter(|a| a.current)?;
+        Some(&answer.decision)
+    }
+
+    /// Replaces the extensions (those of the request that takes a run up).
+    pub(crate) fn set_extensions(&mut self, extensions: http::Extensions) {
+        self.extensions = Arc::new(extensions);
+    }
+
+    /// Gives the hook at `at` (`hook:handler`) its decision when it runs again.
+    pub(crate) fn set_answer(&mut self, at: String, decision: Decision) {
+        let current = false;
+        self.answer = Some(Box::new(HookAnswer {
+            at,
+            decision,
+            current,
+        }));
+    }
+
+    /// Notes which hook of which handler runs now.
+    pub(crate) fn enter_hook<N: AsRef<str>>(&mut self, hook: Hook, handler: impl FnOnce() -> N) {
+        if let Some(answer) = &mut self.answer {
+            let handler = handler();
+            let handler = handler.as_ref();
+            let at = answer.at.split_once(':');
+            answer.current = at.is_some_and(|(h, name)| h == hook.as_str() && name == handler);
+        }
+    }
+
+    /// The hook that ran now went through: its decision is used.
+    pub(crate) fn hook_done(&mut self) {
+        if self.answer.as_ref().is_some_and(|a| a.current) {
+            self.answer = None;
+        }
     }
 
     /// Notes that the default of `hook` of the handler type `H` ran: it passes through.
@@ -190,6 +270,11 @@ impl Scope {
 
     pub(crate) fn extensions_mut(&mut self) -> &mut http::Extensions {
         Arc::make_mut(&mut self.extensions)
+    }
+
+    /// The id of the run, if the request comes from one.
+    pub(crate) fn run_id(&self) -> Option<Arc<str>> {
+        self.run.as_ref().map(RunShared::run_id)
     }
 
     pub(crate) fn locals(&self) -> LocalsGuard<'_> {

@@ -34,6 +34,7 @@
 use tower::BoxError;
 
 use crate::ToolRecord;
+use crate::checkpoint::CheckpointError;
 use crate::handler::HandlerError;
 
 /// Why a run failed.
@@ -85,6 +86,18 @@ pub enum AgentError {
     /// panicking tool is a tool failure the model reads.) Only this run ends.
     #[error(transparent)]
     Panicked(Panicked),
+    /// The run could not be resumed, or could not start on its thread (see
+    /// [`CheckpointError`]); or a checkpoint could not be written. When the run was
+    /// refused before it started, nothing ran and nothing was written.
+    /// (Boxed, as `ToolFailed`'s record is: it keeps every run's state small.)
+    #[error(transparent)]
+    Checkpoint(Box<CheckpointError>),
+}
+
+impl From<CheckpointError> for AgentError {
+    fn from(error: CheckpointError) -> Self {
+        AgentError::Checkpoint(Box::new(error))
+    }
 }
 
 /// The error of a service that cannot fail, such as [`Agent`](crate::Agent), so that

@@ -57,6 +57,7 @@ pub mod checkpoint;
 pub mod context;
 pub mod error;
 pub mod handler;
+pub mod interrupt;
 pub mod message;
 pub mod model;
 pub mod providers;

@@ -281,6 +281,55 @@ impl Messages {
     pub fn last_assistant(&self) -> Option<&Message> {
         self.iter().rev().find(|m| m.is_assistant())
     }
+
+    /// Answers every tool call that has no result (a *dangling* call: the process died
+    /// before the call finished, or the history was cut) with a tool error, right after
+    /// the results its message has; returns how many it answered. Providers refuse a
+    /// history with unpaired calls. A history without dangling calls is not copied.
+    ///
+    /// A run repairs its input (and its thread's history) this way before its first
+    /// model call.
+    ///
+    /// ```
+    /// use tower_adk::{Message, Messages, ToolCall};
+    /// use serde_json::json;
+    ///
+    /// let calls = vec![ToolCall::new("c1", "search", json!({})), ToolCall::new("c2", "book", json!({}))];
+    /// let mut history = Messages::from(vec![
+    ///     Message::user("book it"),
+    ///     Message::assistant_with_calls("", calls),
+    ///     Message::tool("c1", "search", "found"),
+    ///     Message::user("well?"),
+    /// ]);
+    /// assert_eq!(history.repair_tool_calls(), 1);
+    /// assert_eq!(history[3].tool_call_id(), Some("c2"));
+    /// assert!(history[3].content().contains("did not complete"));
+    /// assert_eq!(history.repair_tool_calls(), 0);
+    /// ```
+    pub fn repair_tool_calls(&mut self) -> usize {
+        let mut missing: Vec<(usize, ToolCall)> = Vec::new();
+        for (at, message) in self.iter().enumerate() {
+            let calls = message.tool_calls();
+            if calls.is_empty() {
+                continue;
+            }
+            let results = self[at + 1..]
+                .iter()
+                .take_while(|m| m.tool_call_id().is_some());
+            let answered: Vec<&str> = results.filter_map(Message::tool_call_id).collect();
+            let end = at + 1 + answered.len();
+            let unanswered = calls.iter().filter(|c| !answered.contains(&c.id.as_str()));
+            missing.extend(unanswered.map(|call| (end, call.clone())));
+        }
+        let repaired = missing.len();
+        // From the back, so that each insertion leaves the earlier places as they were.
+        for (at, call) in missing.into_iter().rev() {
+            let text = "error (interrupted): the call did not complete; it has no result";
+            self.to_mut()
+                .insert(at, Message::tool_error(call.id, call.name, text));
+        }
+        repaired
+    }
 }
 
 impl Deref for Messages {

@@ -2,7 +2,7 @@
 //! seam, as the agent's `SharedModel` does).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use crate::model::{ModelFuture, SharedModel};
 use crate::{Locals, ModelRequest};
@@ -21,6 +21,9 @@ struct Shared {
     model_calls: AtomicUsize,
     /// The run-local values, while they are lent to the calls in flight.
     locals: Mutex<Locals>,
+    /// The run's id: made when first needed (a checkpoint, an idempotency key), or set
+    /// from the checkpoint a resumed run comes from.
+    run_id: OnceLock<Arc<str>>,
 }
 
 impl RunShared {
@@ -31,6 +34,7 @@ impl RunShared {
             model,
             model_calls: AtomicUsize::new(0),
             locals: Mutex::default(),
+            run_id: OnceLock::new(),
         }))
     }
 
@@ -63,6 +67,20 @@ impl RunShared {
     /// the values are plain data, valid whatever the panic interrupted.)
     pub(crate) fn locals(&self) -> MutexGuard<'_, Locals> {
         self.0.locals.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The run's id, made now if it has none yet.
+    pub(crate) fn run_id(&self) -> Arc<str> {
+        let id = self
+            .0
+            .run_id
+            .get_or_init(|| uuid::Uuid::new_v4().simple().to_string().into());
+        Arc::clone(id)
+    }
+
+    /// Gives the run the id of the run it takes up; says whether it had none yet.
+    pub(crate) fn set_run_id(&self, id: Arc<str>) -> bool {
+        self.0.run_id.set(id).is_ok()
     }
 
     /// How many times the model service was called.

@@ -35,12 +35,11 @@ pub(super) fn run_batch(
     chain: Chain,
     config: AgentConfig,
     scope: Scope,
-    calls: impl ExactSizeIterator<Item = ToolCall>,
+    calls: impl ExactSizeIterator<Item = (usize, ToolCall)>,
     options: BatchOptions,
 ) -> BoxStream<'static, CallEvent> {
-    let mut streams = calls
-        .enumerate()
-        .map(|(index, call)| run_call(&chain, &config, &scope, options, index, call));
+    let mut streams =
+        calls.map(|(index, call)| run_call(&chain, &config, &scope, options, index, call));
     match streams.len() {
         // One call needs no merging.
         1 => streams.next().unwrap_or_else(|| stream::empty().boxed()),

@@ -97,7 +97,7 @@ impl CompiledLoop {
             return RunStep::Finish;
         }
         let edge = match from {
-            RunStep::CallModel => self.after_model,
+            RunStep::CallModel | RunStep::AfterModel => self.after_model,
             RunStep::RunTools => self.after_tools,
             RunStep::Start => return self.entry(),
             RunStep::Finish | RunStep::Done => return RunStep::Done,

@@ -90,12 +90,15 @@ impl SharedExecutor {
     /// Runs a turn's calls with this executor, as the same stream of call events the
     /// default batch gives: the events of calls run through the default executor as they
     /// happen, then one record per call, in the model's order.
+    ///
+    /// Each call comes with its place in the turn, which its record keeps.
     pub(crate) fn run(
         &self,
-        calls: Vec<ToolCall>,
+        calls: Vec<(usize, ToolCall)>,
         default: DefaultExecutor,
     ) -> BoxStream<'static, CallEvent> {
         let executor = Arc::clone(&self.0);
+        let (places, calls): (Vec<usize>, Vec<ToolCall>) = calls.into_iter().unzip();
         async_stream::stream! {
             let (sender, mut events) = mpsc::channel(EXECUTOR_EVENTS);
             let default = DefaultExecutor { events: Some(sender), ..default };
@@ -118,7 +121,7 @@ impl SharedExecutor {
                     return;
                 }
             };
-            for (index, call) in calls.iter().enumerate() {
+            for (&index, call) in places.iter().zip(&calls) {
                 let record = match answered.iter().position(|r| r.call_id == call.id) {
                     Some(at) => answered.swap_remove(at),
                     None => ToolRecord::failure(call, ToolError::new(
@@ -215,7 +218,7 @@ impl DefaultExecutor {
             self.chain.clone(),
             self.config.clone(),
             self.scope.clone(),
-            calls.into_iter(),
+            calls.into_iter().enumerate(),
             self.options,
         );
         futures::pin_mut!(batch);

@@ -60,6 +60,7 @@ mod await_run;
 mod batch;
 mod compile;
 mod config;
+mod durable;
 mod executor;
 mod merge;
 mod request;
@@ -85,9 +86,13 @@ pub use self::run::{
     AgentEvent, AgentResult, AgentRun, RunResult, RunStatus, ToolFailurePolicy, ToolRecord,
 };
 pub use self::state::{Run, RunStep};
+use crate::checkpoint::CheckpointStore;
 use crate::model::{ModelOptions, SharedModel};
 use crate::tool::ToolSet;
 use crate::{BuildError, ModelRequest, ModelResponse, Tool, ToolInfo};
+
+/// The name of an agent that was not given one.
+pub const DEFAULT_NAME: &str = "agent";
 
 /// The default limit on model calls per run.
 pub const DEFAULT_MAX_ITERATIONS: usize = 20;
@@ -113,6 +118,9 @@ struct AgentInner {
     run_timeout: Option<Duration>,
     filler_messages: bool,
     variants: Variants,
+    name: Arc<str>,
+    store: Arc<dyn CheckpointStore>,
+    durable: bool,
 }
 
 impl Agent {
@@ -139,12 +147,25 @@ impl Agent {
             filler_messages: true,
             tool_sets: Vec::new(),
             recompile_every_run: false,
+            name: Arc::from(DEFAULT_NAME),
+            store: None,
+            durable: false,
         }
     }
 
     /// Starts a run; the same as calling the service, without `poll_ready`.
     pub fn run(&self, request: AgentRequest) -> AgentRun {
         runner::start(Arc::clone(&self.inner), request)
+    }
+
+    /// The agent's name: the first part of its interrupts' ids.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The store the agent's checkpoints go to.
+    pub fn checkpoint_store(&self) -> &Arc<dyn CheckpointStore> {
+        &self.inner.store
     }
 
     /// The configuration every run starts from.
@@ -197,6 +218,9 @@ pub struct AgentBuilder {
     filler_messages: bool,
     tool_sets: Vec<ToolSet>,
     recompile_every_run: bool,
+    name: Arc<str>,
+    store: Option<Arc<dyn CheckpointStore>>,
+    durable: bool,
 }
 
 impl AgentBuilder {
@@ -303,6 +327,34 @@ impl AgentBuilder {
         self
     }
 
+    /// The agent's name (default `agent`): the first part of the ids of its interrupts
+    /// (`agent:NAME/tool:CALL`), so that the interrupts of nested agents are told apart.
+    pub fn name(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Where the agent's checkpoints go: those of interrupted runs, of runs on a thread,
+    /// and of durable runs (default: a [`MemoryStore`](crate::checkpoint::MemoryStore) of
+    /// the agent's own, which lives as long as the agent). Share a store between
+    /// processes (SQLite on one host, Postgres or Redis on several) and a run interrupted
+    /// in one resumes in another. See [`checkpoint`](crate::checkpoint).
+    pub fn checkpoints(mut self, store: impl CheckpointStore) -> Self {
+        self.store = Some(Arc::new(store));
+        self
+    }
+
+    /// Makes every run durable (default: no): a run writes a checkpoint when it starts
+    /// and after every turn that did not end it, so a process that dies mid-run can be
+    /// resumed from its last finished turn (by [`AgentRequest::resume`] with the
+    /// checkpoint and no decisions) without running the finished turns' tools again.
+    /// The calls of the turn in flight run again: tools can make that exactly-once with
+    /// [`ToolRequest::idempotency_key`](crate::ToolRequest::idempotency_key).
+    pub fn durable(mut self, on: bool) -> Self {
+        self.durable = on;
+        self
+    }
+
     /// Builds the agent.
     ///
     /// # Errors
@@ -344,6 +396,11 @@ impl AgentBuilder {
                 run_timeout: self.run_timeout,
                 filler_messages: self.filler_messages,
                 variants: Variants::new(self.recompile_every_run),
+                name: self.name,
+                store: self
+                    .store
+                    .unwrap_or_else(|| Arc::new(crate::checkpoint::MemoryStore::new())),
+                durable: self.durable,
             }),
         })
     }

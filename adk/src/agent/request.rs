@@ -1,7 +1,9 @@
 //! [`AgentRequest`]: one request to an agent, with its input messages, its typed
 //! extensions and the handlers for that request only.
 
+use crate::checkpoint::CheckpointId;
 use crate::handler::BoxHandler;
+use crate::interrupt::{Decision, Decisions};
 use crate::{Message, Messages};
 
 /// One request to an agent: the input messages, typed extensions, and handlers for this
@@ -24,6 +26,14 @@ pub struct AgentRequest {
     extensions: http::Extensions,
     handlers: Vec<BoxHandler>,
     layer_handlers: Vec<BoxHandler>,
+    origin: Option<Box<Origin>>,
+}
+
+/// Where a run comes from, when not from nothing: a thread, a checkpoint.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Origin {
+    pub(crate) thread: Option<String>,
+    pub(crate) resume: Option<(CheckpointId, Decisions)>,
 }
 
 impl AgentRequest {
@@ -38,6 +48,51 @@ impl AgentRequest {
     /// A request with one user message.
     pub fn user(text: impl Into<String>) -> Self {
         AgentRequest::new(vec![Message::user(text)])
+    }
+
+    /// A request that resumes the interrupted run of `checkpoint`, with one decision per
+    /// pending interrupt, by interrupt id (see [`interrupt`](crate::interrupt)).
+    ///
+    /// The run goes on where it stopped: `before_agent` runs again (the extensions hold
+    /// [`Resumed`](crate::interrupt::Resumed)), only the interrupted calls run, and every
+    /// layer around the agent sees the request as it sees any other. An unknown or used
+    /// checkpoint, or decisions that do not answer every interrupt exactly, fail the run
+    /// with [`AgentError::Checkpoint`](crate::AgentError::Checkpoint) before anything
+    /// runs, and the checkpoint stays usable.
+    ///
+    /// Resuming a checkpoint of a run that was *running* (a durable run whose process
+    /// died) takes that run over, with no decisions.
+    pub fn resume<I, K>(checkpoint: CheckpointId, decisions: I) -> Self
+    where
+        I: IntoIterator<Item = (K, Decision)>,
+        K: Into<String>,
+    {
+        let decisions = decisions.into_iter().map(|(k, d)| (k.into(), d)).collect();
+        AgentRequest {
+            origin: Some(Box::new(Origin {
+                thread: None,
+                resume: Some((checkpoint, decisions)),
+            })),
+            ..AgentRequest::default()
+        }
+    }
+
+    /// Runs on this thread: the run starts from the thread's history (its input comes
+    /// after it) and saves the new history when it ends, completed or interrupted. See
+    /// [`checkpoint`](crate::checkpoint#threads).
+    pub fn on_thread(mut self, thread: impl Into<String>) -> Self {
+        self.origin.get_or_insert_default().thread = Some(thread.into());
+        self
+    }
+
+    /// The thread the request runs on, if it names one.
+    pub fn thread(&self) -> Option<&str> {
+        self.origin.as_ref()?.thread.as_deref()
+    }
+
+    /// The checkpoint the request resumes, if it does.
+    pub fn resumes(&self) -> Option<&CheckpointId> {
+        Some(&self.origin.as_ref()?.resume.as_ref()?.0)
     }
 
     /// Adds a typed value to the run's extensions.
@@ -82,10 +137,18 @@ impl AgentRequest {
         self.layer_handlers.push(handler);
     }
 
-    /// Splits into messages, extensions and the run's handlers in order.
-    pub(crate) fn into_parts(self) -> (Messages, http::Extensions, Vec<BoxHandler>) {
+    /// Splits into messages, extensions, the run's handlers in order, and its origin.
+    pub(crate) fn into_parts(self) -> Parts {
         let mut handlers = self.layer_handlers;
         handlers.extend(self.handlers);
-        (self.messages, self.extensions, handlers)
+        (self.messages, self.extensions, handlers, self.origin)
     }
 }
+
+/// A request's parts: see [`AgentRequest::into_parts`].
+pub(crate) type Parts = (
+    Messages,
+    http::Extensions,
+    Vec<BoxHandler>,
+    Option<Box<Origin>>,
+);

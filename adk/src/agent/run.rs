@@ -14,6 +14,8 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::CheckpointId;
+use crate::interrupt::PendingInterrupt;
 use crate::run_shared::RunShared;
 use crate::telemetry::{self, InSpan};
 use crate::{AgentError, Finish, Locals, Message, Messages, Panicked, ToolCall, ToolError};
@@ -56,7 +58,12 @@ pub enum AgentEvent {
     /// `Completed`, to keep events small: most of a run's events are text deltas and
     /// output chunks.)
     ToolResult(Arc<ToolRecord>),
-    /// The run finished; always the last event of a successful run.
+    /// A tool call or a hook interrupted the run (see [`interrupt`](crate::interrupt)):
+    /// once the turn's other calls are done, the run ends with
+    /// [`RunStatus::Interrupted`].
+    Interrupt(Box<PendingInterrupt>),
+    /// The run finished (or stopped at an interrupt); always the last event of a run that
+    /// did not fail.
     Completed(Box<AgentResult>),
 }
 
@@ -166,6 +173,11 @@ pub enum RunStatus {
     /// A tool failed and the agent's [`ToolFailurePolicy::EndDegraded`] ended the run;
     /// the final message is the first failed call's result.
     Degraded,
+    /// The run waits for a person's decisions on its
+    /// [`interrupts`](AgentResult::interrupts); resume it from its
+    /// [`checkpoint`](AgentResult::checkpoint). The final message is the model's last
+    /// reply.
+    Interrupted,
 }
 
 /// What the agent does when a tool call fails (set with
@@ -215,6 +227,12 @@ pub struct AgentResult {
     pub model_calls: usize,
     /// The run-local values at the end of the run (e.g. filled slots).
     pub locals: Locals,
+    /// The interrupts that wait for decisions, when the run is
+    /// [`Interrupted`](RunStatus::Interrupted).
+    pub interrupts: Vec<PendingInterrupt>,
+    /// The checkpoint the run wrote last: the one to resume an interrupted run from.
+    /// `None` for a run that wrote none (no thread, not durable, not interrupted).
+    pub checkpoint: Option<CheckpointId>,
 }
 
 impl AgentResult {

@@ -16,50 +16,61 @@ use tower::BoxError;
 
 use super::batch::{self, BatchOptions, CallEvent};
 use super::compile::{CompiledLoop, Outcome};
+use super::durable::{self, Durable};
+use super::request::Origin;
 use super::{AgentConfig, AgentEvent, AgentInner, AgentRequest, AgentResult, AgentRun};
 use super::{DefaultExecutor, Run, RunStatus, RunStep, ToolFailurePolicy, ToolRecord};
+use crate::checkpoint::CheckpointStatus;
 use crate::context::Scope;
 use crate::handler::{Chain, Hook};
+use crate::interrupt::{Decision, PendingInterrupt, Resumed};
 use crate::run_shared::RunShared;
 use crate::telemetry::{self, InSpan};
+use crate::tool::CallDecisions;
 use crate::{AgentError, Finish, Message, MessageAccumulator, Messages, ModelDelta};
-use crate::{ModelRequest, Tool, ToolInfo};
+use crate::{ModelRequest, Tool, ToolCall, ToolError, ToolErrorKind, ToolInfo};
 
 pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> AgentRun {
     let timeout = agent.run_timeout;
     let audience = RunShared::new(agent.model.clone());
-    let (input, extensions, handlers) = request.into_parts();
+    let (input, extensions, handlers, origin) = request.into_parts();
     let run = Run::new(input, extensions);
-    let events = events(agent, Chain::new(handlers), run, audience.clone());
-    AgentRun::new(events, timeout, audience)
+    let mut run = Loop::new(agent, Chain::new(handlers), run, audience.clone());
+    run.work = Work::Unstarted(origin);
+    AgentRun::new(events(run), timeout, audience)
 }
 
 /// The adapter: the run's events, step after step, then its result. (The events of a
 /// turn's calls are polled directly rather than through [`Loop::advance`]: output chunks
 /// are most of a streaming run's events.)
-fn events(
-    agent: Arc<AgentInner>,
-    chain: Chain,
-    run: Run,
-    audience: RunShared,
-) -> impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static {
-    let mut run = Loop::new(agent, chain, run, audience);
+fn events(mut run: Loop) -> impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static {
     async_stream::try_stream! {
-        run.start().await?;
         loop {
-            let event = if matches!(run.work, Work::Tools(_)) {
-                std::future::poll_fn(|cx| run.poll_calls(cx)).await?
+            let step = if matches!(run.work, Work::Tools(_)) {
+                std::future::poll_fn(|cx| run.poll_calls(cx)).await
             } else if run.finishing() {
                 break;
             } else {
-                run.advance().await?
+                run.advance().await
             };
-            if let Some(event) = event {
-                yield event;
+            match step {
+                Ok(Some(event)) => yield event,
+                Ok(None) => {}
+                Err(error) => match run.interrupted_by(error) {
+                    Ok(event) => {
+                        if let Some(event) = event {
+                            yield event;
+                        }
+                    }
+                    Err(error) => Err(run.fail(error).await)?,
+                },
             }
         }
-        let result = run.finish().await?;
-        yield AgentEvent::Completed(Box::new(result));
+        let result = match run.finish().await {
+            Ok(result) => result,
+            Err(error) => Err(run.fail(error).await)?,
+        };
+        yield AgentEvent::Completed(result);
     }
 }
 
@@ -78,17 +89,20 @@ struct Loop {
     audience: RunShared,
     /// The model calls of the run before this loop took it up.
     model_calls: usize,
+    /// The run's thread and checkpoints, once it has any.
+    durable: Option<Box<Durable>>,
 }
 
 /// What is in flight beside the run's data.
 enum Work {
+    /// Not started: the run's origin (a thread, a checkpoint) is read, `before_agent`
+    /// makes its configuration.
+    Unstarted(Option<Box<Origin>>),
     /// Nothing: the run's step says what comes next.
     Idle,
     /// The model's reply is streaming in. (Boxed: whole replies, the most common, do
     /// not pay for its room in every run.)
     Reply(Box<Streaming>),
-    /// The model's reply is in the history: `after_model` and routing come next.
-    Replied,
     /// The turn's calls are running.
     Tools(BoxStream<'static, CallEvent>),
 }
@@ -106,7 +120,7 @@ impl Loop {
         Loop {
             model_calls: run.model_calls(),
             run,
-            work: Work::Idle,
+            work: Work::Unstarted(None),
             filler: None,
             chain,
             config: agent.config.clone(),
@@ -114,12 +128,23 @@ impl Loop {
             graph: CompiledLoop::UNSTARTED,
             agent,
             audience,
+            durable: None,
         }
     }
 
-    /// Starts or takes up the run: `before_agent` makes its configuration; a new run's
-    /// history gets the instruction.
+    /// Starts or takes up the run: reads its checkpoint or its thread, `before_agent`
+    /// makes its configuration, a new run's history gets the instruction; a run with a
+    /// thread claims it.
     async fn start(&mut self) -> Result<(), AgentError> {
+        let Work::Unstarted(origin) = std::mem::replace(&mut self.work, Work::Idle) else {
+            return Ok(());
+        };
+        if let Some(origin) = origin {
+            // Boxed: the runs that have an origin pay for the room its future takes.
+            Box::pin(self.open(*origin)).await?;
+        } else if self.agent.durable {
+            self.durable_mut();
+        }
         let agent = &self.agent;
         let mut config = agent.config.clone();
         if self.chain.calls(Hook::BeforeAgent) {
@@ -131,20 +156,96 @@ impl Loop {
             self.tool_infos = config.tools().iter().map(Tool::shared_info).collect();
         }
         self.graph = *agent.variants.get(config.key());
+        if let Some(durable) = &self.durable {
+            durable::apply_edits(durable, &config, &mut self.run.state_mut().messages)?;
+        }
         if self.run.step() == RunStep::Start {
-            let input = std::mem::take(&mut self.run.state_mut().messages);
+            let mut input = std::mem::take(&mut self.run.state_mut().messages);
+            if let Some(durable) = &self.durable
+                && !durable.base.is_empty()
+            {
+                input = durable.base.iter().chain(input.iter()).cloned().collect();
+            }
+            input.repair_tool_calls();
             self.run.state_mut().messages = history(input, config.instruction());
             self.run.set_step(self.graph.entry());
         }
         self.config = config;
+        if let Some(durable) = &mut self.durable {
+            durable.claim(&self.run).await?;
+        }
         Ok(())
+    }
+
+    /// Reads where the run comes from: the checkpoint it resumes, or its thread.
+    async fn open(&mut self, origin: Origin) -> Result<(), AgentError> {
+        let store = Arc::clone(&self.agent.store);
+        if let Some((id, decisions)) = origin.resume {
+            let checkpoint = durable::open_checkpoint(&*store, &id, &decisions).await?;
+            let mut run = checkpoint.run;
+            let mut extensions = std::mem::take(self.run.context_mut().extensions_mut());
+            extensions.insert(Resumed);
+            run.context_mut().set_extensions(extensions);
+            // A hook that interrupted gets its decision when it runs again.
+            let prefix = format!("agent:{}/", self.agent.name);
+            for interrupt in checkpoint.interrupts.iter().filter(|i| i.call.is_none()) {
+                let at = interrupt.id.strip_prefix(&prefix);
+                if let (Some(at), Some(decision)) = (at, decisions.get(&interrupt.id)) {
+                    run.context_mut()
+                        .set_answer(at.to_owned(), decision.clone());
+                }
+            }
+            self.run = run;
+            self.model_calls = self.run.model_calls();
+            let run_id: Arc<str> = checkpoint.run_id.into();
+            self.audience.set_run_id(Arc::clone(&run_id));
+            let mut durable = Durable::new(
+                store,
+                id.thread.clone(),
+                Some(id.version),
+                run_id,
+                checkpoint.base,
+            );
+            durable.answered = checkpoint.interrupts;
+            durable.last = Some(id);
+            // A run taken over after a crash keeps the decisions it was resumed with.
+            durable.decisions = if decisions.is_empty() {
+                checkpoint.decisions
+            } else {
+                decisions
+            };
+            self.durable = Some(Box::new(durable));
+        } else if let Some(thread) = origin.thread {
+            let (head, base) = durable::open_thread(&*store, &thread).await?;
+            let run_id = self.audience.run_id();
+            self.durable = Some(Box::new(Durable::new(store, thread, head, run_id, base)));
+        }
+        Ok(())
+    }
+
+    /// The run's durable side, made now (on a thread of its own) if it has none.
+    fn durable_mut(&mut self) -> &mut Durable {
+        let (store, audience) = (&self.agent.store, &self.audience);
+        self.durable.get_or_insert_with(|| {
+            let run_id = audience.run_id();
+            let thread = run_id.to_string();
+            let store = Arc::clone(store);
+            Box::new(Durable::new(store, thread, None, run_id, Messages::new()))
+        })
+    }
+
+    /// Whether the run stopped at an interrupt.
+    fn interrupted(&self) -> bool {
+        self.durable
+            .as_ref()
+            .is_some_and(|d| !d.interrupts.is_empty())
     }
 
     /// Whether all that is left is to finish.
     fn finishing(&self) -> bool {
         matches!(self.work, Work::Idle)
             && self.filler.is_none()
-            && matches!(self.run.step(), RunStep::Finish | RunStep::Done)
+            && (matches!(self.run.step(), RunStep::Finish | RunStep::Done) || self.interrupted())
     }
 
     /// Takes one step, or reads one event of a step in flight; returns the event to
@@ -153,16 +254,65 @@ impl Loop {
         if let Some(text) = self.filler.take() {
             return Ok(Some(AgentEvent::Filler(text)));
         }
+        if let Some(durable) = self.durable.as_mut().filter(|d| d.save_due) {
+            durable.save_due = false;
+            durable.write(CheckpointStatus::Running, &self.run).await?;
+        }
         match self.work {
+            Work::Unstarted(_) => self.start().await.map(|()| None),
             Work::Reply(_) => self.read_reply().await,
-            Work::Replied => self.take_reply().await,
             Work::Tools(_) => self.read_tools().await,
             Work::Idle => match self.run.step() {
                 RunStep::Start | RunStep::CallModel => self.call_model().await,
+                RunStep::AfterModel => self.take_reply().await,
                 RunStep::RunTools => Ok(self.run_tools()),
                 RunStep::Finish | RunStep::Done => Ok(None),
             },
         }
+    }
+
+    /// Turns an error that is a hook's interrupt into the run's interrupt: the step that
+    /// was interrupted runs again when the run resumes. Other errors are given back.
+    fn interrupted_by(&mut self, error: AgentError) -> Result<Option<AgentEvent>, AgentError> {
+        let Some(failed) = error.as_handler() else {
+            return Err(error);
+        };
+        let Some(interrupt) = failed.interrupt() else {
+            return Err(error);
+        };
+        let (hook, handler) = (failed.hook(), failed.handler().to_owned());
+        let pending = PendingInterrupt::for_hook(
+            &self.agent.name,
+            hook,
+            &handler,
+            interrupt.payload().clone(),
+        );
+        // The model call runs again when the run resumes, as the same iteration.
+        if self.run.step() == RunStep::CallModel {
+            let iteration = self.run.context().iteration().saturating_sub(1);
+            self.run.context_mut().set_iteration(iteration);
+        }
+        self.work = Work::Idle;
+        let event = self
+            .audience
+            .listening()
+            .then(|| AgentEvent::Interrupt(Box::new(pending.clone())));
+        self.durable_mut().interrupts.push(pending);
+        Ok(event)
+    }
+
+    /// Writes what a failed run leaves to its thread (the thread's history before it,
+    /// and the run as it was, which a resume can take over), and gives the error back.
+    async fn fail(&mut self, error: AgentError) -> AgentError {
+        let claimed = self.durable.as_ref().is_some_and(|d| d.claimed);
+        if claimed
+            && !matches!(&error, AgentError::Checkpoint(e) if durable::is_conflict(e))
+            && let Some(durable) = &mut self.durable
+        {
+            // Best effort: the run's own error is the one to report.
+            let _ = durable.write(CheckpointStatus::Failed, &self.run).await;
+        }
+        error
     }
 
     /// Calls the model: `before_model`, then the `wrap_model` chain. A whole reply goes
@@ -193,7 +343,7 @@ impl Loop {
                 let listening = self.audience.listening() && !reply.content().is_empty();
                 let text = listening.then(|| AgentEvent::TextDelta(reply.content().to_owned()));
                 self.run.state_mut().messages.push(reply);
-                self.work = Work::Replied;
+                self.run.set_step(RunStep::AfterModel);
                 Ok(text)
             }
             Err(deltas) => {
@@ -220,11 +370,11 @@ impl Loop {
             }
             Some(Err(error)) => Err(AgentError::Model(error)),
             None => {
-                let Work::Reply(streaming) = std::mem::replace(&mut self.work, Work::Replied)
-                else {
+                let Work::Reply(streaming) = std::mem::replace(&mut self.work, Work::Idle) else {
                     return Ok(None);
                 };
                 self.run.state_mut().messages.push(streaming.reply.finish());
+                self.run.set_step(RunStep::AfterModel);
                 Ok(None)
             }
         }
@@ -232,7 +382,6 @@ impl Loop {
 
     /// Takes the model's reply: `after_model` may rewrite it, then the loop routes on it.
     async fn take_reply(&mut self) -> Result<Option<AgentEvent>, AgentError> {
-        self.work = Work::Idle;
         let (cx, state) = self.run.parts();
         if self.chain.calls(Hook::AfterModel) {
             self.chain.after_model(cx, state).await?;
@@ -244,7 +393,7 @@ impl Loop {
             ..Outcome::default()
         };
         self.run
-            .set_step(self.graph.next(RunStep::CallModel, outcome));
+            .set_step(self.graph.next(RunStep::AfterModel, outcome));
 
         let reply = self.run.state().messages.last();
         let Some(reply) = reply.filter(|_| self.audience.listening()) else {
@@ -257,27 +406,63 @@ impl Loop {
     }
 
     /// Starts the calls of the model's last reply, as the run's executor says (all at
-    /// once by default, up to the agent's cap).
+    /// once by default, up to the agent's cap). A turn taken up from a checkpoint runs
+    /// only its calls that did not finish, as the person decided.
     fn run_tools(&mut self) -> Option<AgentEvent> {
         // The reply's calls are read where they are (the history is shared, not copied).
         let history = self.run.state().messages.clone();
         let calls = history.last().map_or(&[][..], |reply| reply.tool_calls());
-        self.run.begin_turn(calls.len());
+        let resumed = self.run.turn_mut().is_some();
+        if !resumed {
+            self.run.begin_turn(calls.len());
+        }
         let options = BatchOptions {
             events: self.audience.listening(),
             ..self.agent.batch
         };
-        let scope = self.scope();
+        let mut scope = self.scope();
+        let mut answered = Vec::new();
+        let pending: Vec<(usize, ToolCall)> = match &self.durable {
+            Some(durable) if resumed => {
+                let decisions = durable.call_decisions();
+                let unfinished: Vec<usize> = self.run.unfinished_calls().collect();
+                let mut pending = Vec::new();
+                for at in unfinished {
+                    let Some(call) = calls.get(at) else { continue };
+                    match decisions.get(&call.id) {
+                        Some(Decision::Reject { reason }) => {
+                            let error = ToolError::rejected(reason);
+                            answered.push((at, ToolRecord::failure(call, error)));
+                        }
+                        Some(Decision::Respond { answer }) => {
+                            answered.push((at, ToolRecord::success(call, answer_text(answer))));
+                        }
+                        _ => pending.push((at, call.clone())),
+                    }
+                }
+                scope
+                    .extensions_mut()
+                    .insert(CallDecisions(Arc::new(decisions)));
+                pending
+            }
+            _ => calls.iter().cloned().enumerate().collect(),
+        };
         let (chain, config) = (self.chain.clone(), self.config.clone());
         self.lend_locals();
         let events = match self.config.executor() {
-            Some(executor) => executor.run(
-                calls.to_vec(),
-                DefaultExecutor::new(chain, config, scope, options),
-            ),
-            None => batch::run_batch(chain, config, scope, calls.iter().cloned(), options),
+            Some(executor) => {
+                executor.run(pending, DefaultExecutor::new(chain, config, scope, options))
+            }
+            None => batch::run_batch(chain, config, scope, pending.into_iter(), options),
         };
-        self.work = Work::Tools(events);
+        self.work = Work::Tools(if answered.is_empty() {
+            events
+        } else {
+            let answered = answered
+                .into_iter()
+                .map(|(at, record)| CallEvent::Done(at, Arc::new(record)));
+            futures::stream::iter(answered).chain(events).boxed()
+        });
         None
     }
 
@@ -309,6 +494,14 @@ impl Loop {
         match event {
             CallEvent::Event(event) => Ok(Some(event).filter(|_| self.audience.listening())),
             CallEvent::Fatal(error) => Err(error),
+            CallEvent::Done(index, record)
+                if record
+                    .error
+                    .as_ref()
+                    .is_some_and(|e| e.kind() == ToolErrorKind::Interrupted) =>
+            {
+                Ok(self.call_interrupted(index, &record))
+            }
             CallEvent::Done(_, record)
                 if !record.is_success()
                     && self.agent.on_tool_failure == ToolFailurePolicy::FailRun =>
@@ -335,9 +528,31 @@ impl Loop {
         listening.then(|| AgentEvent::ToolResult(Arc::clone(record)))
     }
 
+    /// Keeps the interrupt of a call that interrupted the run; the turn's other calls
+    /// go on.
+    fn call_interrupted(&mut self, index: usize, record: &ToolRecord) -> Option<AgentEvent> {
+        let reply = self.run.state().messages.last()?;
+        let call = reply.tool_calls().get(index)?.clone();
+        // The interrupt's payload travels as the failure's message, in JSON.
+        let message = record.error.as_ref().map_or("", ToolError::message);
+        let payload = serde_json::from_str(message)
+            .unwrap_or_else(|_| serde_json::Value::String(message.to_owned()));
+        let pending = PendingInterrupt::for_call(&self.agent.name, &call, payload);
+        let event = self
+            .audience
+            .listening()
+            .then(|| AgentEvent::Interrupt(Box::new(pending.clone())));
+        self.durable_mut().interrupts.push(pending);
+        event
+    }
+
     /// Ends the turn: the results go into the history, a finishing call (or the failure
     /// policy) says how the run ends, and the graph says where it goes.
     fn end_turn(&mut self) -> Option<AgentEvent> {
+        if self.interrupted() {
+            // The turn waits, with its finished calls, for the decisions.
+            return None;
+        }
         let reply = self.run.state().messages.len().checked_sub(1)?;
         let turn = self.run.end_turn()?;
         let winner = turn.winner.and_then(|i| turn.finished.get(i)?.as_ref());
@@ -367,18 +582,50 @@ impl Loop {
         }
         self.run
             .set_step(self.graph.next(RunStep::RunTools, outcome));
+        if self.agent.durable
+            && let Some(durable) = &mut self.durable
+        {
+            durable.save_due = self.run.step() == RunStep::CallModel;
+        }
         let record = winner.filter(|_| self.audience.listening())?;
         Some(AgentEvent::ToolResult(Arc::clone(record)))
     }
 
-    /// Ends the run: `after_agent`, then the result.
-    async fn finish(&mut self) -> Result<AgentResult, AgentError> {
+    /// Ends the run: `after_agent`, then the result; or, at an interrupt, its
+    /// checkpoint and the interrupts that wait.
+    async fn finish(&mut self) -> Result<Box<AgentResult>, AgentError> {
+        if self.interrupted() {
+            return self.stop_at_interrupts().await;
+        }
         let (cx, state) = self.run.parts();
         if self.chain.calls(Hook::AfterAgent) {
             self.chain.after_agent(cx, state).await?;
         }
         self.run.set_step(RunStep::Done);
-        Ok(self.run.take_result())
+        let Some(durable) = &mut self.durable else {
+            return Ok(Box::new(self.run.take_result()));
+        };
+        // The thread goes on from this run's history; the record keeps no second copy.
+        let instructed = !self.config.instruction().is_empty();
+        durable.base = durable::thread_history(&self.run.state().messages, instructed);
+        let messages = std::mem::take(&mut self.run.state_mut().messages);
+        let written = durable.write(CheckpointStatus::Completed, &self.run).await;
+        self.run.state_mut().messages = messages;
+        written?;
+        let mut result = Box::new(self.run.take_result());
+        result.checkpoint = durable.last.clone();
+        Ok(result)
+    }
+
+    /// Writes the interrupted run's checkpoint; the result names it and the interrupts.
+    async fn stop_at_interrupts(&mut self) -> Result<Box<AgentResult>, AgentError> {
+        let run = &self.run;
+        let durable = self.durable.as_mut().ok_or(AgentError::Incomplete)?;
+        let id = durable.write(CheckpointStatus::Interrupted, run).await?;
+        let mut result = Box::new(self.run.interrupted_result());
+        result.interrupts = durable.interrupts.clone();
+        result.checkpoint = Some(id);
+        Ok(result)
     }
 
     /// The request of one model call: the history so far, the run's tools, its scope.
@@ -410,6 +657,15 @@ impl Loop {
     fn take_locals_back(&mut self) {
         self.audience
             .swap_locals(self.run.context_mut().locals_mut());
+    }
+}
+
+/// The text of an answer given in a call's place: a string as it is, anything else as
+/// JSON.
+fn answer_text(answer: &serde_json::Value) -> String {
+    match answer {
+        serde_json::Value::String(text) => text.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -469,7 +725,7 @@ mod tests {
         while !run.finishing() {
             run.advance().await?;
         }
-        run.finish().await
+        run.finish().await.map(|r| *r)
     }
 
     /// The run is its data: written between two steps, read back and taken up by a new
@@ -502,7 +758,8 @@ mod tests {
                 break;
             }
         }
-        assert_eq!(steps.first(), Some(&RunStep::CallModel));
+        // The model's reply comes first, then `after_model` routes it to the tools.
+        assert_eq!(steps.first(), Some(&RunStep::AfterModel));
         assert!(steps.contains(&RunStep::RunTools));
         let Some(written) = written else {
             panic!("the run came back to the model");

@@ -19,8 +19,12 @@ pub enum RunStep {
     /// Not started: `before_agent` runs next, then the history gets its instruction.
     #[default]
     Start,
-    /// The model is called next: `before_model`, the `wrap_model` chain, `after_model`.
+    /// The model is called next: `before_model`, the `wrap_model` chain, then
+    /// `after_model`.
     CallModel,
+    /// The model's reply is the last message of the history: `after_model` runs next,
+    /// then the loop routes on the reply.
+    AfterModel,
     /// The tool calls of the model's last reply run next.
     RunTools,
     /// The run ends next: `after_agent`, then the result.
@@ -132,6 +136,17 @@ impl Run {
             .map(|(_, call)| call)
     }
 
+    /// The places (in the model's order) of the calls of the turn in progress that have
+    /// not finished.
+    pub(crate) fn unfinished_calls(&self) -> impl Iterator<Item = usize> + '_ {
+        let finished = self.turn.as_ref().map_or(&[][..], |t| &t.finished[..]);
+        finished
+            .iter()
+            .enumerate()
+            .filter(|(_, record)| record.is_none())
+            .map(|(at, _)| at)
+    }
+
     /// How many times the model service was called so far.
     pub fn model_calls(&self) -> usize {
         self.model_calls
@@ -185,6 +200,27 @@ impl Run {
         self.model_calls = calls;
     }
 
+    /// The result of a run that stopped at an interrupt: its history so far, and the
+    /// records of the calls that finished (those of the turn that waits included). The
+    /// run keeps its data: its checkpoint holds it.
+    pub(crate) fn interrupted_result(&self) -> AgentResult {
+        let messages = self.state.messages.clone();
+        AgentResult {
+            status: RunStatus::Interrupted,
+            final_message: messages
+                .last_assistant()
+                .cloned()
+                .unwrap_or_else(|| Message::assistant("")),
+            messages,
+            tool_records: self.records().cloned().collect(),
+            iterations: self.context.iteration(),
+            model_calls: self.model_calls,
+            locals: self.context.locals().clone(),
+            interrupts: Vec::new(),
+            checkpoint: None,
+        }
+    }
+
     /// The result of the run, taken out of it: the run is done.
     pub(crate) fn take_result(&mut self) -> AgentResult {
         self.step = RunStep::Done;
@@ -206,6 +242,8 @@ impl Run {
             iterations: self.context.iteration(),
             model_calls: self.model_calls,
             locals: std::mem::take(self.context.locals_mut()),
+            interrupts: Vec::new(),
+            checkpoint: None,
         }
     }
 }

@@ -37,9 +37,11 @@ impl Chain {
         mut config: AgentConfig,
     ) -> Result<AgentConfig, HandlerError> {
         for handler in self.0.iter().filter(|h| h.implements(Hook::BeforeAgent)) {
+            cx.enter_hook(Hook::BeforeAgent, || handler.name());
             config = caught(|| handler.handler().before_agent(cx, config))
                 .await
                 .map_err(|e| HandlerError::new(Hook::BeforeAgent, handler.name(), e))?;
+            cx.hook_done();
             learn(handler, cx);
         }
         Ok(config)
@@ -117,9 +119,11 @@ async fn run_state_hook<'h>(
     state: &mut RunState,
 ) -> Result<(), HandlerError> {
     for handler in handlers.filter(|h| h.implements(hook)) {
+        cx.enter_hook(hook, || handler.name());
         caught(|| call(handler.handler(), cx, state))
             .await
             .map_err(|e| HandlerError::new(hook, handler.name(), e))?;
+        cx.hook_done();
         learn(handler, cx);
     }
     Ok(())

@@ -44,6 +44,12 @@ impl HandlerError {
         self.source.is::<crate::Panicked>()
     }
 
+    /// The interrupt the hook returned, if it interrupted the run (see
+    /// [`interrupt`](crate::interrupt)).
+    pub fn interrupt(&self) -> Option<&crate::interrupt::Interrupt> {
+        self.source.downcast_ref()
+    }
+
     /// The error the hook returned.
     pub fn into_source(self) -> BoxError {
         self.source

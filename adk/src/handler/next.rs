@@ -324,7 +324,9 @@ impl sealed::Seam for StreamSeam {
 
 /// Errors that a tool wrapper passes to the model rather than failing the run.
 pub(crate) fn is_tool_failure(error: &BoxError) -> bool {
-    error.is::<ToolError>() || error.is::<tower::timeout::error::Elapsed>()
+    error.is::<ToolError>()
+        || error.is::<tower::timeout::error::Elapsed>()
+        || error.is::<crate::interrupt::Interrupt>()
 }
 
 fn not_supported(tool: &Tool, how: &str) -> ToolError {

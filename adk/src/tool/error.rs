@@ -37,6 +37,12 @@ pub enum ToolErrorKind {
     /// A call limit of the run was reached, so the call was not made.
     #[serde(rename = "limit_reached")]
     LimitReached,
+    /// The call interrupted the run (see [`Interrupt`](crate::interrupt::Interrupt)): it
+    /// waits for a person's decision. The message is the interrupt's payload, as JSON.
+    /// (A custom [`ToolExecutor`](crate::agent::ToolExecutor) sees such records; the
+    /// run turns them into interrupts, and the model never reads them.)
+    #[serde(rename = "interrupted")]
+    Interrupted,
 }
 
 impl ToolErrorKind {
@@ -50,6 +56,7 @@ impl ToolErrorKind {
             ToolErrorKind::Panicked => "tool_panicked",
             ToolErrorKind::Denied => "denied",
             ToolErrorKind::LimitReached => "limit_reached",
+            ToolErrorKind::Interrupted => "interrupted",
         }
     }
 }
@@ -78,6 +85,11 @@ pub struct ToolError {
 }
 
 impl ToolError {
+    /// The call was rejected by a person; `reason` is shown to the model.
+    pub fn rejected(reason: &str) -> Self {
+        ToolError::denied(format!("a person rejected the call: {reason}"))
+    }
+
     /// A tool error of `kind` with a message for the model.
     pub fn new(kind: ToolErrorKind, message: impl Into<String>) -> Self {
         ToolError {
@@ -104,11 +116,19 @@ impl ToolError {
 
     /// Wraps an error returned by a tool (or by middleware around it).
     ///
-    /// A `ToolError` passes through unchanged, and tower's `Elapsed` becomes
-    /// [`ToolErrorKind::Timeout`].
+    /// A `ToolError` passes through unchanged, tower's `Elapsed` becomes
+    /// [`ToolErrorKind::Timeout`], and an [`Interrupt`](crate::interrupt::Interrupt)
+    /// [`ToolErrorKind::Interrupted`].
     pub fn from_boxed(error: BoxError) -> Self {
         let error = match error.downcast::<ToolError>() {
             Ok(tool_error) => return *tool_error,
+            Err(error) => error,
+        };
+        let error = match error.downcast::<crate::interrupt::Interrupt>() {
+            Ok(interrupt) => {
+                let payload = interrupt.into_payload().to_string();
+                return ToolError::new(ToolErrorKind::Interrupted, payload);
+            }
             Err(error) => error,
         };
         let kind = if error.is::<tower::timeout::error::Elapsed>() {

@@ -72,6 +72,7 @@ use crate::BuildError;
 
 pub use self::error::{ToolError, ToolErrorKind};
 pub use self::output::{Finish, ToolOutput, ToolResponse, ToolStream};
+pub(crate) use self::request::CallDecisions;
 pub use self::request::ToolRequest;
 pub use self::set::ToolSet;
 pub use self::typed::ToolContext;

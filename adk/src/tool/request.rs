@@ -8,6 +8,7 @@ use super::Tool;
 use super::whole::ChunkSink;
 use crate::context::{LocalsGuard, Scope};
 use crate::handler::Continuation;
+use crate::interrupt::{Decision, IdempotencyKey};
 
 /// One tool call, as it travels through the tool wrappers to the tool: the request of the
 /// tool seam.
@@ -85,7 +86,32 @@ impl ToolRequest {
     pub fn locals(&self) -> LocalsGuard<'_> {
         self.scope.locals()
     }
+
+    /// The person's decision about this call, when the run resumes from an interrupt of
+    /// this call (see [`interrupt`](crate::interrupt)): a wrapper that asked for approval
+    /// lets the call through when it is approved. Only approved (or edited) calls run: a
+    /// rejected one, or one answered in its place, never reaches the wrappers.
+    pub fn decision(&self) -> Option<&Decision> {
+        let decisions = self.scope.extensions.get::<CallDecisions>()?;
+        decisions.0.get(&self.call_id)
+    }
+
+    /// The key this call can make its effect exactly-once with: the run's id (the same
+    /// across the run's interrupts and resumes, on any host) and the call's. `None` for a
+    /// request made outside a run.
+    pub fn idempotency_key(&self) -> Option<IdempotencyKey> {
+        Some(IdempotencyKey {
+            run_id: self.scope.run_id()?.to_string(),
+            call_id: self.call_id.clone(),
+        })
+    }
 }
+
+/// The decisions of a resumed turn, by call id, in the extensions of its calls.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CallDecisions(
+    pub(crate) std::sync::Arc<std::collections::HashMap<String, Decision>>,
+);
 
 impl fmt::Debug for ToolRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

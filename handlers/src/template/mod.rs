@@ -83,23 +83,11 @@ pub struct PromptTemplate {
     refresh: bool,
 }
 
-/// Marks a run that resumes an interrupted one; a [`PromptTemplate`] renders `resumed` as
-/// `true` when the run's extensions hold it.
-///
-/// Runs cannot be interrupted and resumed yet; when they can, the resume will insert it.
-/// Until then, a caller that continues a conversation may insert it itself.
-///
-/// # Example
-///
-/// ```
-/// use tower_adk::AgentRequest;
-/// use tower_adk::handlers::Resumed;
-///
-/// let request = AgentRequest::user("Where were we?").with_extension(Resumed);
-/// assert!(request.extensions().get::<Resumed>().is_some());
-/// ```
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Resumed;
+/// Marks a run that resumes an interrupted one: the core's
+/// [`Resumed`](adk::interrupt::Resumed), which a resume inserts; a [`PromptTemplate`]
+/// renders `resumed` as `true` when the run's extensions hold it. (A caller that
+/// continues a conversation some other way may insert it itself.)
+pub use adk::interrupt::Resumed;
 
 /// The text a [`PromptTemplate`] last rendered into a run's system message, so that it
 /// refreshes only its own.
