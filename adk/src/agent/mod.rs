@@ -86,7 +86,7 @@ pub use self::run::{
     AgentEvent, AgentResult, AgentRun, RunResult, RunStatus, ToolFailurePolicy, ToolRecord,
 };
 pub use self::state::{Run, RunStep};
-use crate::checkpoint::CheckpointStore;
+use crate::checkpoint::{Checkpoint, CheckpointError, CheckpointId, CheckpointStore};
 use crate::model::{ModelOptions, SharedModel};
 use crate::tool::ToolSet;
 use crate::{BuildError, ModelRequest, ModelResponse, Tool, ToolInfo};
@@ -166,6 +166,41 @@ impl Agent {
     /// The store the agent's checkpoints go to.
     pub fn checkpoint_store(&self) -> &Arc<dyn CheckpointStore> {
         &self.inner.store
+    }
+
+    /// The newest checkpoint of a thread and its id: where the thread stands (its
+    /// [`status`](crate::checkpoint::Checkpoint::status), the interrupts that wait, the
+    /// history the next run starts from). `None` for a thread with no record.
+    ///
+    /// A durable run whose process died is taken over by resuming this checkpoint with
+    /// no decisions.
+    ///
+    /// # Errors
+    ///
+    /// The store's, or a record that cannot be read.
+    pub async fn last_checkpoint(
+        &self,
+        thread: &str,
+    ) -> Result<Option<(CheckpointId, Checkpoint)>, CheckpointError> {
+        let Some(head) = self.inner.store.head(thread).await? else {
+            return Ok(None);
+        };
+        let checkpoint = Checkpoint::decode(&head.bytes)?;
+        let id = CheckpointId {
+            thread: thread.to_owned(),
+            version: head.version,
+            run: checkpoint.run_id.clone(),
+        };
+        Ok(Some((id, checkpoint)))
+    }
+
+    /// Deletes every checkpoint of a thread; says whether it had any.
+    ///
+    /// # Errors
+    ///
+    /// The store's.
+    pub async fn delete_thread(&self, thread: &str) -> Result<bool, CheckpointError> {
+        Ok(self.inner.store.delete_thread(thread).await?)
     }
 
     /// The configuration every run starts from.
