@@ -18,12 +18,11 @@ fn transfer_script() -> ScriptedModel {
 }
 
 fn bank(model: ScriptedModel, runs: &Counter) -> Agent {
-    let agent = Agent::builder(model)
+    Agent::builder(model)
         .name("bank")
         .tool(counted("transfer", runs))
         .build()
-        .unwrap();
-    agent
+        .unwrap()
 }
 
 /// Runs with the approval wrapper until the interrupt; returns the result.
