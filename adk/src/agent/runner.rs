@@ -178,6 +178,7 @@ impl Loop {
     }
 
     /// Reads where the run comes from: the checkpoint it resumes, or its thread.
+    #[cold]
     async fn open(&mut self, origin: Origin) -> Result<(), AgentError> {
         let store = Arc::clone(&self.agent.store);
         if let Some((id, decisions)) = origin.resume {
@@ -224,6 +225,7 @@ impl Loop {
     }
 
     /// The run's durable side, made now (on a thread of its own) if it has none.
+    #[cold]
     fn durable_mut(&mut self) -> &mut Durable {
         let (store, audience) = (&self.agent.store, &self.audience);
         self.durable.get_or_insert_with(|| {
@@ -273,6 +275,7 @@ impl Loop {
 
     /// Turns an error that is a hook's interrupt into the run's interrupt: the step that
     /// was interrupted runs again when the run resumes. Other errors are given back.
+    #[cold]
     fn interrupted_by(&mut self, error: AgentError) -> Result<Option<AgentEvent>, AgentError> {
         let Some(failed) = error.as_handler() else {
             return Err(error);
@@ -303,6 +306,7 @@ impl Loop {
 
     /// Writes what a failed run leaves to its thread (the thread's history before it,
     /// and the run as it was, which a resume can take over), and gives the error back.
+    #[cold]
     async fn fail(&mut self, error: AgentError) -> AgentError {
         let claimed = self.durable.as_ref().is_some_and(|d| d.claimed);
         if claimed
@@ -421,6 +425,14 @@ impl Loop {
             ..self.agent.batch
         };
         let mut scope = self.scope();
+        let (chain, config) = (self.chain.clone(), self.config.clone());
+        if !resumed && self.config.executor().is_none() {
+            // The common case: every call of the reply, read where they are.
+            self.lend_locals();
+            let calls = calls.iter().cloned().enumerate();
+            self.work = Work::Tools(batch::run_batch(chain, config, scope, calls, options));
+            return None;
+        }
         let mut answered = Vec::new();
         let pending: Vec<(usize, ToolCall)> = match &self.durable {
             Some(durable) if resumed => {
@@ -447,7 +459,6 @@ impl Loop {
             }
             _ => calls.iter().cloned().enumerate().collect(),
         };
-        let (chain, config) = (self.chain.clone(), self.config.clone());
         self.lend_locals();
         let events = match self.config.executor() {
             Some(executor) => {
@@ -530,6 +541,7 @@ impl Loop {
 
     /// Keeps the interrupt of a call that interrupted the run; the turn's other calls
     /// go on.
+    #[cold]
     fn call_interrupted(&mut self, index: usize, record: &ToolRecord) -> Option<AgentEvent> {
         let reply = self.run.state().messages.last()?;
         let call = reply.tool_calls().get(index)?.clone();
