@@ -163,6 +163,17 @@ async fn a_durable_run_dropped_mid_turn_is_taken_over_from_its_last_finished_tur
     assert!(run.await.unwrap_err().is_cancelled());
     assert_eq!(head.status, CheckpointStatus::Running);
     assert_eq!(first.get(), 1);
+    // Dropped, the run frees its thread: it writes itself as failed (a process that is
+    // killed cannot; then the last turn's record above is the one to resume).
+    let (id, _) = loop {
+        let (latest, record) = agent.last_checkpoint("job").await.unwrap().unwrap();
+        if latest != id {
+            assert_eq!(record.status, CheckpointStatus::Failed);
+            assert_eq!(record.run.records().count(), 1);
+            break (latest, record);
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
     let done = agent
         .run(AgentRequest::resume(id, Vec::<(String, Decision)>::new()))
         .await
@@ -170,7 +181,43 @@ async fn a_durable_run_dropped_mid_turn_is_taken_over_from_its_last_finished_tur
     assert_eq!(done.final_message.content(), "both done");
     assert_eq!((first.get(), second.get()), (1, 1), "no tool ran twice");
     assert_eq!(done.tool_records.len(), 2);
-    // The versions: the claim, the first turn, then the new process's claim, its
-    // turn, and the end.
-    assert_eq!(store.list("job").await.unwrap(), [1, 2, 3, 4, 5]);
+    // The versions: the claim, the first turn, the drop; then the new loop's claim,
+    // its turn, and the end.
+    assert_eq!(store.list("job").await.unwrap(), [1, 2, 3, 4, 5, 6]);
+}
+
+#[tokio::test]
+async fn a_run_dropped_on_its_thread_frees_the_thread_for_the_next_one() {
+    let model = ScriptedModel::new([
+        Turn::text("never").delay(Duration::from_secs(600)),
+        Turn::text("hello again"),
+    ]);
+    let agent = Agent::builder(model).build().unwrap();
+    let run = tokio::spawn(
+        agent
+            .run(AgentRequest::user("first").on_thread("d"))
+            .into_future(),
+    );
+    while agent.last_checkpoint("d").await.unwrap().is_none() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    run.abort();
+    assert!(run.await.unwrap_err().is_cancelled());
+    // The dropped run writes itself as failed, on a task of its own.
+    let failed = loop {
+        let (_, head) = agent.last_checkpoint("d").await.unwrap().unwrap();
+        if head.status != CheckpointStatus::Running {
+            break head;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    assert_eq!(failed.status, CheckpointStatus::Failed);
+    let next = agent
+        .run(AgentRequest::user("second").on_thread("d"))
+        .await
+        .unwrap();
+    assert_eq!(next.final_message.content(), "hello again");
+    // The failed run left the thread as it was before it: empty.
+    let texts: Vec<&str> = next.messages.iter().map(Message::content).collect();
+    assert_eq!(texts, ["second", "hello again"]);
 }

@@ -25,6 +25,9 @@ pub(super) struct Durable {
     pub(super) base: Messages,
     /// Whether the thread's head is this run's own record.
     pub(super) claimed: bool,
+    /// Whether the run wrote its last record (completed, interrupted or failed): the
+    /// thread is free.
+    pub(super) ended: bool,
     /// A checkpoint is due at the next step (a durable run finished a turn).
     pub(super) save_due: bool,
     /// The interrupts this run raised, waiting.
@@ -66,6 +69,7 @@ impl Durable {
             run_id,
             base,
             claimed: false,
+            ended: false,
             save_due: false,
             interrupts: Vec::new(),
             answered: Vec::new(),
@@ -118,6 +122,7 @@ impl Durable {
         let version = self.store.append(&self.thread, self.head, bytes).await?;
         self.head = Some(version);
         self.claimed = true;
+        self.ended = status != CheckpointStatus::Running;
         let id = CheckpointId {
             thread: self.thread.clone(),
             version,
@@ -163,6 +168,22 @@ impl Durable {
         calls
             .filter_map(|(call, id)| Some((call.id.clone(), self.decisions.get(id)?.clone())))
             .collect()
+    }
+}
+
+/// Frees the thread of a run that was dropped while it held it: writes the run as failed
+/// (the next run on the thread goes on from the history before it; resuming the record
+/// takes the run over), on a task of the runtime the run was dropped in. Without a
+/// runtime the thread stays claimed until its last checkpoint is resumed or deleted.
+pub(super) fn release(mut durable: Box<Durable>, run: Run) {
+    if !durable.claimed || durable.ended {
+        return;
+    }
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move {
+            // A conflict means someone took the thread over already: nothing to free.
+            let _ = durable.write(CheckpointStatus::Failed, &run).await;
+        });
     }
 }
 

@@ -308,11 +308,13 @@ impl Loop {
     /// and the run as it was, which a resume can take over), and gives the error back.
     #[cold]
     async fn fail(&mut self, error: AgentError) -> AgentError {
-        let claimed = self.durable.as_ref().is_some_and(|d| d.claimed);
-        if claimed
-            && !matches!(&error, AgentError::Checkpoint(e) if durable::is_conflict(e))
-            && let Some(durable) = &mut self.durable
-        {
+        let Some(durable) = self.durable.as_mut().filter(|d| d.claimed && !d.ended) else {
+            return error;
+        };
+        if matches!(&error, AgentError::Checkpoint(e) if durable::is_conflict(e)) {
+            // Someone else holds the thread now: it is not this run's to free.
+            durable.ended = true;
+        } else {
             // Best effort: the run's own error is the one to report.
             let _ = durable.write(CheckpointStatus::Failed, &self.run).await;
         }
@@ -669,6 +671,16 @@ impl Loop {
     fn take_locals_back(&mut self) {
         self.audience
             .swap_locals(self.run.context_mut().locals_mut());
+    }
+}
+
+impl Drop for Loop {
+    /// A run dropped while it holds its thread (its caller went away, or its deadline
+    /// passed) frees the thread; see [`durable::release`].
+    fn drop(&mut self) {
+        if let Some(durable) = self.durable.take() {
+            durable::release(durable, self.run.clone());
+        }
     }
 }
 
