@@ -428,3 +428,47 @@ async fn a_history_with_dangling_calls_is_repaired_before_the_model_sees_it() {
     assert!(result.is_error());
     assert_eq!(sent[2].tool_call_id(), Some("x1"), "right after its call");
 }
+
+#[tokio::test]
+async fn call_limit_counts_go_on_from_where_they_were_after_a_resume() {
+    use tower_adk::ToolErrorKind;
+    use tower_adk::handlers::{CallLimits, OnLimit};
+    let (search, transfer) = (Counter::default(), Counter::default());
+    let model = ScriptedModel::new([
+        Turn::call("c1", "search", json!({})).with_call("c2", "transfer", json!({})),
+        Turn::call("c3", "search", json!({})),
+        Turn::text("done"),
+    ]);
+    let agent = Agent::builder(model)
+        .tool(counted("search", &search))
+        .tool(counted("transfer", &transfer))
+        .build()
+        .unwrap();
+    let limits = || {
+        CallLimits::new()
+            .per_tool("search", 1)
+            .on_limit(OnLimit::AnswerModel)
+    };
+    let request = AgentRequest::user("go")
+        .with_handler(limits())
+        .with_handler(AskBefore("transfer"));
+    let stopped = agent.run(request).await.unwrap();
+    assert_eq!(stopped.status, RunStatus::Interrupted);
+
+    let resume = AgentRequest::resume(
+        stopped.checkpoint.clone().unwrap(),
+        [("agent:agent/tool:c2", Decision::Approve)],
+    )
+    .with_handler(limits())
+    .with_handler(AskBefore("transfer"));
+    let done = agent.run(resume).await.unwrap();
+    // The search before the interrupt counts: the one after it is over the limit.
+    let over = done
+        .tool_record("c3")
+        .unwrap()
+        .error
+        .as_ref()
+        .map(|e| e.kind());
+    assert_eq!(over, Some(ToolErrorKind::LimitReached));
+    assert_eq!((search.get(), transfer.get()), (1, 1));
+}
