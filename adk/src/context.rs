@@ -172,6 +172,16 @@ impl RunContext {
         }
     }
 
+    /// Takes the decision for an interrupt of `hook` (of whichever handler): for a
+    /// `wrap_model` interrupt, whose wrapper reads it from its request.
+    pub(crate) fn take_answer_for(&mut self, hook: Hook) -> Option<Decision> {
+        let at = &self.answer.as_ref()?.at;
+        if at.split_once(':').is_some_and(|(h, _)| h == hook.as_str()) {
+            return self.answer.take().map(|a| a.decision);
+        }
+        None
+    }
+
     /// The hook that ran now went through: its decision is used.
     pub(crate) fn hook_done(&mut self) {
         if self.answer.as_ref().is_some_and(|a| a.current) {

@@ -137,8 +137,10 @@ pub(crate) fn hook_address(agent: &str, hook: Hook, handler: &str) -> String {
 ///
 /// For a tool call: run it as it is, run it with other arguments, do not run it (the
 /// model reads the reason as the call's result), or answer in its place (the answer is
-/// the call's result). For a hook: `Respond` gives the hook its answer (see
-/// [`RunContext::answer`](crate::RunContext::answer)), and the others let it go on.
+/// the call's result). A hook reads the decision, whichever it is, when it runs again
+/// (see [`RunContext::decision`](crate::RunContext::decision) and
+/// [`ModelRequest::decision`](crate::ModelRequest::decision)): `Respond` carries an
+/// answer for it, and what the others mean is the hook's to say.
 ///
 /// It serializes as `{"type": "approve"}`, `{"type": "edit", "arguments": {...}}`,
 /// `{"type": "reject", "reason": "..."}` or `{"type": "respond", "answer": ...}`.

@@ -472,3 +472,42 @@ async fn call_limit_counts_go_on_from_where_they_were_after_a_resume() {
     assert_eq!(over, Some(ToolErrorKind::LimitReached));
     assert_eq!((search.get(), transfer.get()), (1, 1));
 }
+
+/// Asks once before the model is called; lets the call through when approved.
+struct AskBeforeModel;
+
+impl Handler for AskBeforeModel {
+    async fn wrap_model(
+        &self,
+        request: tower_adk::ModelRequest,
+        next: tower_adk::ModelNext,
+    ) -> Result<tower_adk::ModelResponse, BoxError> {
+        match request.decision() {
+            Some(decision) if decision.allows_call() => next.run(request).await,
+            Some(_) => Err("refused by a person".into()),
+            None => Err(Interrupt::new(json!("call the model?")).into()),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_model_wrapper_interrupts_and_its_call_runs_once_approved() {
+    let model = ScriptedModel::new([Turn::text("hi")]);
+    let agent = Agent::builder(model.clone()).build().unwrap();
+    let stopped = agent
+        .run(AgentRequest::user("hello").with_handler(AskBeforeModel))
+        .await
+        .unwrap();
+    assert_eq!(stopped.status, RunStatus::Interrupted);
+    assert_eq!(model.calls(), 0);
+    let id = stopped.interrupts[0].id.clone();
+    assert!(id.starts_with("agent:agent/wrap_model:"), "{id}");
+    let resume = AgentRequest::resume(
+        stopped.checkpoint.clone().unwrap(),
+        [(id, Decision::Approve)],
+    )
+    .with_handler(AskBeforeModel);
+    let done = agent.run(resume).await.unwrap();
+    assert_eq!(done.final_message.content(), "hi");
+    assert_eq!((done.iterations, model.calls()), (1, 1));
+}

@@ -336,7 +336,11 @@ impl Loop {
         }
 
         let span = telemetry::model_span(iteration, self.tool_infos.len());
-        let request = self.model_request();
+        let mut request = self.model_request();
+        if let Some(decision) = self.run.context_mut().take_answer_for(Hook::WrapModel) {
+            let decision = crate::model::ModelDecision(decision);
+            request.extensions_mut().insert(decision);
+        }
         self.lend_locals();
         let call = self.chain.model(request, self.audience.clone());
         let response = InSpan::new(call, span).await;

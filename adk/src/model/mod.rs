@@ -43,6 +43,7 @@ pub(crate) use self::shared::{ModelFuture, SharedModel};
 pub use self::usage::{Usage, UsageMeter};
 use crate::context::{LocalsGuard, Scope};
 use crate::handler::Continuation;
+use crate::interrupt::Decision;
 use crate::{Messages, ToolInfo};
 
 /// A model service, boxed: one type for any model, e.g. to pick one at run time or to
@@ -166,6 +167,31 @@ impl ModelRequest {
         self.scope.extensions_mut()
     }
 
+    /// The person's decision about a `wrap_model` hook's interrupt, in the model call
+    /// that runs again when the run resumes from it (see
+    /// [`interrupt`](crate::interrupt)); `None` in every other call.
+    ///
+    /// ```
+    /// use tower_adk::{BoxError, Handler, ModelNext, ModelRequest, ModelResponse};
+    /// use tower_adk::interrupt::{Decision, Interrupt};
+    ///
+    /// /// Asks before every model call of a run that is over budget.
+    /// struct Budget;
+    ///
+    /// impl Handler for Budget {
+    ///     async fn wrap_model(&self, request: ModelRequest, next: ModelNext) -> Result<ModelResponse, BoxError> {
+    ///         let over = request.messages.len() > 50;
+    ///         if over && !request.decision().is_some_and(Decision::allows_call) {
+    ///             return Err(Interrupt::new("The run is over budget: go on?").into());
+    ///         }
+    ///         next.run(request).await
+    ///     }
+    /// }
+    /// ```
+    pub fn decision(&self) -> Option<&Decision> {
+        self.extensions().get::<ModelDecision>().map(|d| &d.0)
+    }
+
     /// The names of the tools offered, in order.
     pub fn tool_names(&self) -> impl Iterator<Item = &str> {
         self.tools.iter().map(|t| t.name.as_str())
@@ -181,3 +207,8 @@ impl fmt::Debug for ModelRequest {
             .finish_non_exhaustive()
     }
 }
+
+/// The decision for a `wrap_model` interrupt, in the extensions of the call that runs
+/// again; see [`ModelRequest::decision`].
+#[derive(Debug, Clone)]
+pub(crate) struct ModelDecision(pub(crate) Decision);
