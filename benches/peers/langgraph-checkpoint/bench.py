@@ -322,8 +322,28 @@ def pg_stored_bytes(dsn: str) -> dict[str, Any]:
     }
 
 
+def fsync_probe_us() -> float:
+    """The median time of one fdatasync after an 8 KiB append, in the target folder: what
+    a durable commit waits for at least. On a shared or virtual disk it varies a lot
+    (here from 0.2 to 4 ms with other work on the machine), and the write figures with it."""
+    path = TARGET / "fsync-probe.tmp"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        samples = []
+        for _ in range(20 if QUICK else 200):
+            os.write(fd, b"x" * 8192)
+            t0 = time.perf_counter_ns()
+            os.fdatasync(fd)
+            samples.append(time.perf_counter_ns() - t0)
+    finally:
+        os.close(fd)
+        path.unlink(missing_ok=True)
+    return round(statistics.median(samples) / 1000, 1)
+
+
 def measure(name: str) -> None:
     extra: dict[str, Any] = {"history_messages": len(MESSAGES), "history_json_bytes": history_json_bytes()}
+    fsync_before = fsync_probe_us()
     if name == "SqliteSaver":
         from langgraph.checkpoint.sqlite import SqliteSaver
 
@@ -371,6 +391,8 @@ def measure(name: str) -> None:
     else:
         raise SystemExit(f"unknown saver {name}")
 
+    # Before and after: a disk that got slower (or faster) meanwhile shows here.
+    extra["fsync_us"] = [fsync_before, fsync_probe_us()]
     for op, samples in (("put", puts), ("step", steps), ("get_tuple", reads)):
         row = summary(name, op, samples, extra)
         log(f"{name} {op}: median {row['us_median']} us, p90 {row['us_p90']} us over {row['ops']} ops")
@@ -382,13 +404,14 @@ def measure(name: str) -> None:
 
 def table(rows: list[dict[str, Any]]) -> str:
     out = [
-        "| saver | version | op | median | p90 | ops | stored bytes per checkpoint |",
-        "|---|---|---|---:|---:|---:|---:|",
+        "| saver | version | op | median | p90 | ops | stored bytes per checkpoint | fdatasync before, after |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
+        before, after = r["fsync_us"]
         out.append(
             f"| {r['saver']} | {r['version']} | {r['op']} | {r['us_median']:,.1f} µs | {r['us_p90']:,.1f} µs "
-            f"| {r['ops']:,} | {r['stored_bytes_per_checkpoint']:,} |"
+            f"| {r['ops']:,} | {r['stored_bytes_per_checkpoint']:,} | {before:,.0f} µs, {after:,.0f} µs |"
         )
     return "\n".join(out)
 
