@@ -1,4 +1,4 @@
-//! `HumanApproval`, through real interrupts and resumes:
+//! `HumanApproval` and the policy gate's "ask", through real interrupts and resumes:
 //! every decision, predicates by role and on malformed arguments, the per-turn mode,
 //! "always approve", and calls that finished never running twice.
 
@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 use tower_adk::checkpoint::CheckpointError;
-use tower_adk::handlers::{AlwaysApprove, ApprovalRule, DecisionKind, HumanApproval};
+use tower_adk::handlers::{AlwaysApprove, ApprovalRule, DecisionKind, HumanApproval, policy};
 use tower_adk::interrupt::Decision;
 use tower_adk::testing::{ScriptedModel, Turn};
 use tower_adk::{Agent, AgentError, AgentRequest, AgentResult, RunStatus, Tool, ToolErrorKind};
@@ -445,4 +445,79 @@ async fn always_approve_per_call_comes_with_the_resume_and_holds_for_the_thread(
     let done = agent.run(second.with_handler(approval())).await.unwrap();
     assert_eq!(done.status, RunStatus::Completed);
     assert_eq!(runs.get(), 2);
+}
+
+#[tokio::test]
+async fn policy_ask_interrupts_and_the_call_runs_once_approved() {
+    let runs = Runs::default();
+    let model = ScriptedModel::new([
+        Turn::call("c1", "refund", json!({"order": 7, "amount": 250})).with_call(
+            "c2",
+            "lookup",
+            json!({"order": 7}),
+        ),
+        Turn::text("Done."),
+    ]);
+    let lookups = Runs::default();
+    let agent = Agent::builder(model.clone())
+        .name("support")
+        .tool(counted("refund", &runs))
+        .tool(counted("lookup", &lookups))
+        .build()
+        .unwrap();
+    let gate = || {
+        policy(|call| match call.name.as_str() {
+            "refund" => tower_adk::handlers::Decision::ask("moves money"),
+            _ => tower_adk::handlers::Decision::Allow,
+        })
+    };
+
+    let request = AgentRequest::user("refund 7").with_handler(gate());
+    let stopped = agent.run(request).await.unwrap();
+    assert_eq!(stopped.status, RunStatus::Interrupted);
+    assert_eq!(
+        stopped.interrupts[0].payload,
+        json!({"kind": "policy", "tool": "refund", "arguments": {"order": 7, "amount": 250}, "reason": "moves money"})
+    );
+    assert_eq!((runs.get(), lookups.get()), (0, 1));
+
+    let id = stopped.interrupts[0].id.clone();
+    let resume = AgentRequest::resume(
+        stopped.checkpoint.clone().unwrap(),
+        [(id, Decision::Approve)],
+    );
+    let done = agent.run(resume.with_handler(gate())).await.unwrap();
+    assert_eq!(done.status, RunStatus::Completed);
+    assert_eq!(
+        (runs.get(), lookups.get()),
+        (1, 1),
+        "the finished lookup did not run again"
+    );
+}
+
+#[tokio::test]
+async fn policy_ask_decides_again_on_the_persons_edit() {
+    let runs = Runs::default();
+    let model = refund_script();
+    let agent = support(&model, &runs);
+    let gate = || {
+        policy(|call| match call.arguments["amount"].as_u64() {
+            Some(amount) if amount > 1000 => tower_adk::handlers::Decision::deny("over the limit"),
+            _ => tower_adk::handlers::Decision::ask("moves money"),
+        })
+    };
+    let stopped = agent
+        .run(AgentRequest::user("refund 7").with_handler(gate()))
+        .await
+        .unwrap();
+
+    let id = stopped.interrupts[0].id.clone();
+    let edit = Decision::Edit {
+        arguments: json!({"order": 7, "amount": 5000}),
+    };
+    let resume = AgentRequest::resume(stopped.checkpoint.clone().unwrap(), [(id, edit)]);
+    let done = agent.run(resume.with_handler(gate())).await.unwrap();
+    assert_eq!(runs.get(), 0);
+    let error = done.tool_record("c1").unwrap().error.clone().unwrap();
+    assert_eq!(error.message(), "over the limit");
 }
