@@ -521,3 +521,45 @@ async fn policy_ask_decides_again_on_the_persons_edit() {
     let error = done.tool_record("c1").unwrap().error.clone().unwrap();
     assert_eq!(error.message(), "over the limit");
 }
+
+#[tokio::test]
+async fn two_calls_of_a_turn_each_ask_and_each_runs_at_most_once_as_decided() {
+    let runs = Runs::default();
+    let model = ScriptedModel::new([
+        Turn::call("c1", "refund", json!({"order": 7, "amount": 250})).with_call(
+            "c2",
+            "refund",
+            json!({"order": 8, "amount": 30}),
+        ),
+        Turn::text("Done."),
+    ]);
+    let agent = support(&model, &runs);
+    let stopped = stop(&agent, AgentRequest::user("refund both"), approval()).await;
+    let ids: Vec<String> = stopped.interrupts.iter().map(|i| i.id.clone()).collect();
+    assert_eq!(ids, ["agent:support/tool:c1", "agent:support/tool:c2"]);
+
+    let reject = Decision::Reject {
+        reason: "not this one".into(),
+    };
+    let decisions = [
+        (ids[0].clone(), Decision::Approve),
+        (ids[1].clone(), reject),
+    ];
+    let resume = AgentRequest::resume(stopped.checkpoint.clone().unwrap(), decisions);
+    let done = agent.run(resume.with_handler(approval())).await.unwrap();
+    assert_eq!(done.status, RunStatus::Completed);
+    assert_eq!(runs.get(), 1);
+    assert!(done.tool_record("c1").unwrap().is_success());
+    assert!(!done.tool_record("c2").unwrap().is_success());
+
+    // The used checkpoint cannot run the approved call a second time.
+    let again = AgentRequest::resume(
+        stopped.checkpoint.clone().unwrap(),
+        [
+            (ids[0].clone(), Decision::Approve),
+            (ids[1].clone(), Decision::Approve),
+        ],
+    );
+    assert!(agent.run(again.with_handler(approval())).await.is_err());
+    assert_eq!(runs.get(), 1);
+}
