@@ -41,14 +41,17 @@ use crate::{Hook, Messages};
 
 /// The context of one run, handed to every hook.
 ///
-/// It serializes as its run-local values and iteration, the part of it that is plain
-/// data; the extensions are in-memory values (a database pool, the caller's identity)
-/// that each request brings, and are not kept.
+/// It serializes as its run-local values, its thread's values and its iteration, the
+/// part of it that is plain data; the extensions are in-memory values (a database pool,
+/// the caller's identity) that each request brings, and are not kept.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RunContext {
     #[serde(skip)]
     extensions: Arc<http::Extensions>,
     locals: Locals,
+    /// Values the run's thread carries from run to run.
+    #[serde(default, skip_serializing_if = "Locals::is_empty")]
+    thread: Locals,
     iteration: usize,
     /// Set by a state hook's default: that hook of that handler type passed through.
     #[serde(skip)]
@@ -74,6 +77,7 @@ impl RunContext {
         RunContext {
             extensions: Arc::new(extensions),
             locals: Locals::default(),
+            thread: Locals::default(),
             iteration: 0,
             passed: None,
             answer: None,
@@ -103,6 +107,31 @@ impl RunContext {
     /// The run-local values, mutably. They persist across the iterations of the run.
     pub fn locals_mut(&mut self) -> &mut Locals {
         &mut self.locals
+    }
+
+    /// The thread's values: like the run-local values, they persist across the
+    /// iterations of the run and survive interrupt and resume; and the next run on the
+    /// same thread ([`AgentRequest::on_thread`](crate::AgentRequest::on_thread)) starts
+    /// with them as this run left them, where run-local values start empty. A run on no
+    /// thread keeps them for its own length. What a person granted for the whole
+    /// conversation (a tool approved for good) goes here. Hooks read and write them; the
+    /// tools and wrappers of the run do not see them.
+    ///
+    /// ```
+    /// use tower_adk::RunContext;
+    ///
+    /// let mut cx = RunContext::new(http::Extensions::new());
+    /// cx.thread_values_mut().insert("approved", &["refund"]).unwrap();
+    /// assert_eq!(cx.thread_values().get::<Vec<String>>("approved").unwrap(), Some(vec!["refund".to_owned()]));
+    /// assert!(cx.locals().is_empty());
+    /// ```
+    pub fn thread_values(&self) -> &Locals {
+        &self.thread
+    }
+
+    /// The thread's values, mutably; see [`RunContext::thread_values`].
+    pub fn thread_values_mut(&mut self) -> &mut Locals {
+        &mut self.thread
     }
 
     /// How many model calls the run has made so far (1 during the first call's hooks).
@@ -241,6 +270,11 @@ impl Locals {
     /// Whether there is a value at `key`.
     pub fn contains(&self, key: &str) -> bool {
         self.0.contains_key(key)
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }
 

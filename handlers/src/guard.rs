@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use adk::{BoxError, Handler, ToolError, ToolOutput, ToolRequest, ToolStream};
+use adk::{BoxError, Handler, ToolOutput, ToolRequest, ToolStream};
 use adk::{ToolCallNext, ToolResponse};
 
 use crate::{
@@ -28,7 +28,8 @@ use crate::{
 /// validate      the core checks the model's arguments against the tool's schema,
 ///               before any handler (an invalid call stops here), unless the agent
 ///               was built with `validate_arguments(false)`
-/// policy        the gate allows, denies, rewrites (re-validated) or asks the approver
+/// policy        the gate allows, denies, rewrites (re-validated) or asks (the approver,
+///               or a person: the run is interrupted)
 /// pre           the argument transforms, in the order added, then one re-validation each
 /// wrappers      the other tool wrappers of the run, in their own order
 /// tool          the tool
@@ -177,7 +178,7 @@ impl<P: Policy> ToolGuard<P> {
     }
 
     /// Policy, then argument transforms: the request to run, or the model's answer.
-    async fn before_tool(&self, request: ToolRequest) -> Result<ToolRequest, ToolError> {
+    async fn before_tool(&self, request: ToolRequest) -> Result<ToolRequest, BoxError> {
         let mut request = self.gate.admit(request).await?;
         for transform in &self.pre {
             transform.apply(&mut request)?;

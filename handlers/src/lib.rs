@@ -12,7 +12,8 @@
 //! | [`wrap_tool_invoke`] / [`wrap_tool_stream`] | tool wrappers | wraps each tool call with an async closure |
 //! | [`model_layer`], [`tool_layer`] | wrappers | any `tower::Layer` around each model call, or each tool call (streamed ones whole) |
 //! | [`CallLimits`] | all | limits the model calls, tool calls and calls per tool of a run |
-//! | [`policy`] / [`policy_async`] ([`PolicyGate`]) | tool wrappers | allows, denies, rewrites or asks an approver about each call |
+//! | [`policy`] / [`policy_async`] ([`PolicyGate`]) | tool wrappers | allows, denies, rewrites or asks about each call (an approver, or a person: the run is interrupted) |
+//! | [`HumanApproval`] | `before_agent`, `after_model`, tool wrappers | stops the run at the calls that need a person's approval (by tool, or by a predicate over the arguments and the caller), per call or per turn; approve, edit, reject, respond, or approve a tool for the rest of the thread |
 //! | [`map_arguments`] | tool wrappers | transforms the arguments before the tool (re-validated) |
 //! | [`map_output`] / [`map_output_chunks`] | tool wrappers | transforms the output after the tool |
 //! | [`max_output_bytes`] / [`max_output_chars`] | tool wrappers | caps the output, marking the cut; stops a stream at the cap |
@@ -66,6 +67,7 @@
 //! ```
 
 mod add_tools;
+mod approval;
 mod call_limits;
 mod envelope;
 mod guard;
@@ -92,6 +94,7 @@ mod tool_filter;
 mod tool_wrap;
 
 pub use crate::add_tools::{AddTools, add_tools};
+pub use crate::approval::{AlwaysApprove, ApprovalRule, DecisionKind, HumanApproval};
 pub use crate::call_limits::{CallLimitExceeded, CallLimits, OnLimit};
 pub use crate::envelope::{DEFAULT_NOTE, UntrustedEnvelope, untrusted_envelope};
 pub use crate::guard::{ToolGuard, tool_guard};

@@ -221,3 +221,43 @@ async fn a_run_dropped_on_its_thread_frees_the_thread_for_the_next_one() {
     let texts: Vec<&str> = next.messages.iter().map(Message::content).collect();
     assert_eq!(texts, ["second", "hello again"]);
 }
+
+/// Counts the runs of its thread in the thread's values, and each run's hooks in the
+/// run-local values.
+struct CountRuns;
+
+impl tower_adk::Handler for CountRuns {
+    async fn before_agent(
+        &self,
+        cx: &mut tower_adk::RunContext,
+        config: tower_adk::AgentConfig,
+    ) -> Result<tower_adk::AgentConfig, tower_adk::BoxError> {
+        let runs = cx.thread_values().get::<u32>("runs")?.unwrap_or(0) + 1;
+        cx.thread_values_mut().insert("runs", &runs)?;
+        let starts = cx.locals().get::<u32>("starts")?.unwrap_or(0) + 1;
+        cx.locals_mut().insert("starts", &starts)?;
+        Ok(config)
+    }
+}
+
+#[tokio::test]
+async fn thread_values_go_on_to_the_next_run_of_the_thread_and_run_locals_do_not() {
+    let model = ScriptedModel::new([Turn::text("one"), Turn::text("two"), Turn::text("3")]);
+    let agent = Agent::builder(model).build().unwrap();
+    let run = |thread: &'static str| {
+        let request = AgentRequest::user("hi").on_thread(thread);
+        agent.run(request.with_handler(CountRuns))
+    };
+    run("counted").await.unwrap();
+    let second = run("counted").await.unwrap();
+    assert_eq!(second.locals.get::<u32>("starts").unwrap(), Some(1));
+    let (_, head) = agent.last_checkpoint("counted").await.unwrap().unwrap();
+    let values = head.run.context().thread_values();
+    assert_eq!(values.get::<u32>("runs").unwrap(), Some(2));
+
+    // Another thread starts with none.
+    run("other").await.unwrap();
+    let (_, head) = agent.last_checkpoint("other").await.unwrap().unwrap();
+    let values = head.run.context().thread_values();
+    assert_eq!(values.get::<u32>("runs").unwrap(), Some(1));
+}

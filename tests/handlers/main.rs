@@ -7,8 +7,10 @@
 //! - `context`: run extensions and run-local values (rule 3);
 //! - `errors`: a failing hook stops the run, named (rule 2);
 //! - `order`: `HandlerLayer`s stack with request handlers (rules 1 and 4);
-//! - `wrap_tool`: one hook wraps invoked and streamed calls alike.
+//! - `wrap_tool`: one hook wraps invoked and streamed calls alike;
+//! - `approval`: `HumanApproval` and the policy gate's "ask", through interrupts and resumes.
 
+mod approval;
 mod context;
 mod errors;
 mod history;

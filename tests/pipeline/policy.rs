@@ -249,7 +249,7 @@ async fn ask_and_an_edit_that_breaks_the_schema_is_refused_before_the_tool() {
 }
 
 #[tokio::test]
-async fn ask_without_an_approver_is_denied_and_the_model_is_told_why() {
+async fn ask_without_an_approver_interrupts_the_run_and_nothing_runs() {
     let calls = Arc::new(AtomicUsize::new(0));
     let model = one_call("buy", json!({"n": 3}));
     let agent = Agent::builder(model.clone())
@@ -264,10 +264,13 @@ async fn ask_without_an_approver_is_denied_and_the_model_is_told_why() {
         .unwrap();
 
     assert_eq!(calls.load(Ordering::SeqCst), 0);
-    let error = result.tool_records[0].error.as_ref().unwrap();
-    assert_eq!(error.kind(), ToolErrorKind::Denied);
-    assert!(error.message().contains("spends money"), "{error}");
-    assert!(error.message().contains("no approver"), "{error}");
+    assert_eq!(result.status, tower_adk::RunStatus::Interrupted);
+    let payload = &result.interrupts[0].payload;
+    assert_eq!(
+        *payload,
+        json!({"kind": "policy", "tool": "buy", "arguments": {"n": 3}, "reason": "spends money"})
+    );
+    assert_eq!(model.calls(), 1, "the model waits for the person too");
 }
 
 #[derive(Clone, Debug, PartialEq)]

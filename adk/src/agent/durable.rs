@@ -11,7 +11,7 @@ use super::{AgentConfig, Run};
 use crate::checkpoint::{Checkpoint, CheckpointError, CheckpointId, CheckpointStatus};
 use crate::checkpoint::{CheckpointStore, FORMAT, StoreError};
 use crate::interrupt::{Decision, Decisions, PendingInterrupt};
-use crate::{Message, Messages};
+use crate::{Locals, Message, Messages};
 
 /// The durable side of a run: its thread, where the thread's head is, and the
 /// interrupts it raised or resumes from. (Boxed in the loop: most runs have none.)
@@ -187,8 +187,9 @@ pub(super) fn release(mut durable: Box<Durable>, run: Run) {
     }
 }
 
-/// Reads the thread's head for a new run on it: the history to start from, and where
-/// the head is.
+/// Reads the thread's head for a new run on it: the history to start from, the
+/// thread's values (see [`RunContext::thread_values`](crate::RunContext::thread_values))
+/// as the last run left them, and where the head is.
 ///
 /// # Errors
 ///
@@ -197,9 +198,9 @@ pub(super) fn release(mut durable: Box<Durable>, run: Run) {
 pub(super) async fn open_thread(
     store: &dyn CheckpointStore,
     thread: &str,
-) -> Result<(Option<u64>, Messages), CheckpointError> {
+) -> Result<(Option<u64>, Messages, Locals), CheckpointError> {
     let Some(head) = store.head(thread).await? else {
-        return Ok((None, Messages::new()));
+        return Ok((None, Messages::new(), Locals::default()));
     };
     let checkpoint = Checkpoint::decode(&head.bytes)?;
     match checkpoint.status {
@@ -209,7 +210,10 @@ pub(super) async fn open_thread(
             version: head.version,
             run: checkpoint.run_id,
         })),
-        _ => Ok((Some(head.version), checkpoint.base)),
+        _ => {
+            let values = checkpoint.run.context().thread_values().clone();
+            Ok((Some(head.version), checkpoint.base, values))
+        }
     }
 }
 

@@ -217,7 +217,8 @@ impl Loop {
             };
             self.durable = Some(Box::new(durable));
         } else if let Some(thread) = origin.thread {
-            let (head, base) = durable::open_thread(&*store, &thread).await?;
+            let (head, base, values) = durable::open_thread(&*store, &thread).await?;
+            *self.run.context_mut().thread_values_mut() = values;
             let run_id = self.audience.run_id();
             self.durable = Some(Box::new(Durable::new(store, thread, head, run_id, base)));
         }

@@ -41,8 +41,8 @@ pub enum Decision {
     /// [`InvalidArguments`](adk::ToolErrorKind::InvalidArguments) error and the tool is
     /// not called.
     Rewrite(Value),
-    /// Ask the gate's approver, giving this reason; without an approver, the call is
-    /// denied.
+    /// Ask the gate's approver, giving this reason; without an approver, ask a person:
+    /// the run is interrupted (see [`PolicyGate`](crate::PolicyGate#ask)).
     Ask(String),
 }
 

@@ -8,6 +8,7 @@ use std::fmt;
 use std::future::Future;
 
 use adk::ToolRequest;
+use adk::interrupt::{Decision as Decided, Interrupt};
 use adk::{BoxError, Handler, ToolError};
 use adk::{ToolCallNext, ToolResponse};
 
@@ -15,6 +16,7 @@ pub use self::approval::Approval;
 use self::approval::Approver;
 pub use self::decision::{AllowAll, AsyncPolicy, Decision, Policy};
 use crate::revalidate::revalidate;
+use serde_json::json;
 
 /// A handler that asks a [`Policy`] about every tool call, invoked or streamed, before
 /// the inner wrappers and the tool see it. The policy reads the tool's name, the arguments
@@ -26,11 +28,23 @@ use crate::revalidate::revalidate;
 /// | [`Allow`](Decision::Allow) | runs as called | its output |
 /// | [`Deny`](Decision::Deny) | is not called | a [`Denied`](adk::ToolErrorKind::Denied) error with the reason |
 /// | [`Rewrite`](Decision::Rewrite) | runs with the new arguments, once they pass the tool's schema | its output, or an [`InvalidArguments`](adk::ToolErrorKind::InvalidArguments) error (tool not called) |
-/// | [`Ask`](Decision::Ask) | runs if the [approver](PolicyGate::approver) approves (possibly with edited arguments, re-checked like a rewrite) | its output, or a `Denied` error with the approver's reason |
+/// | [`Ask`](Decision::Ask) | runs if the [approver](PolicyGate::approver), or a person, approves (possibly with edited arguments, re-checked like a rewrite) | its output, or a `Denied` error with the reason |
 ///
-/// Until runs can be interrupted and resumed, "ask" is answered by an async approver
-/// callback configured on the gate; a gate without one denies every call its policy
-/// asks about, saying so to the model.
+/// # Ask
+///
+/// A gate with an [approver](PolicyGate::approver) asks it, in process. A gate without
+/// one asks a person: it [interrupts](adk::interrupt) the run at the call, with the id
+/// `agent:NAME/tool:CALL_ID` and the payload
+///
+/// ```json
+/// {"kind": "policy", "tool": "transfer", "arguments": {"amount": 5000}, "reason": "moves money"}
+/// ```
+///
+/// When the run [resumes](adk::AgentRequest::resume), the policy decides again about
+/// the call, with the arguments as they are then: an approved call runs; an edited one
+/// has the person's arguments (the core checked them against the tool's schema), which
+/// the policy decides about anew (it may deny or rewrite them) and which are checked
+/// again as a rewrite is; a rejected call never runs, and the model reads the reason.
 ///
 /// # Order
 ///
@@ -178,35 +192,61 @@ impl<P: Policy> PolicyGate<P> {
     }
 
     /// Decides about `request`: the request to run (with the arguments settled on), or
-    /// the tool error the model sees instead.
-    pub(crate) async fn admit(&self, mut request: ToolRequest) -> Result<ToolRequest, ToolError> {
+    /// the tool error the model sees instead, or the run's interrupt.
+    pub(crate) async fn admit(&self, mut request: ToolRequest) -> Result<ToolRequest, BoxError> {
         match self.policy.decide(&request).await {
             Decision::Allow => Ok(request),
-            Decision::Deny(reason) => Err(ToolError::denied(reason)),
+            Decision::Deny(reason) => Err(ToolError::denied(reason).into()),
             Decision::Rewrite(arguments) => {
                 revalidate(&request, &arguments, "the policy")?;
                 request.arguments = arguments;
                 Ok(request)
             }
-            Decision::Ask(reason) => {
-                let Some(approver) = &self.approver else {
-                    return Err(ToolError::denied(format!(
-                        "the call needs approval ({reason}), and no approver is available; \
-                         it was not run"
-                    )));
-                };
-                match approver.review(&request, &reason).await {
-                    Approval::Approve => Ok(request),
-                    Approval::Reject(why) => Err(ToolError::denied(format!(
-                        "the approver rejected the call: {why}"
-                    ))),
-                    Approval::Edit(arguments) => {
-                        revalidate(&request, &arguments, "the approver")?;
-                        request.arguments = arguments;
-                        Ok(request)
-                    }
-                }
-            }
+            Decision::Ask(reason) => match &self.approver {
+                Some(approver) => Ok(approve(approver, request, &reason).await?),
+                None => ask_person(request, &reason),
+            },
+        }
+    }
+}
+
+/// Asks the gate's approver about a call.
+async fn approve(
+    approver: &Approver,
+    mut request: ToolRequest,
+    reason: &str,
+) -> Result<ToolRequest, ToolError> {
+    match approver.review(&request, reason).await {
+        Approval::Approve => Ok(request),
+        Approval::Reject(why) => Err(ToolError::denied(format!(
+            "the approver rejected the call: {why}"
+        ))),
+        Approval::Edit(arguments) => {
+            revalidate(&request, &arguments, "the approver")?;
+            request.arguments = arguments;
+            Ok(request)
+        }
+    }
+}
+
+/// Asks a person about a call: interrupts the run, or, once the run resumes with the
+/// person's decision, lets the call through. (The policy decided again on the arguments
+/// as they are now: edited ones were put in place by the core and have passed it.)
+fn ask_person(request: ToolRequest, reason: &str) -> Result<ToolRequest, BoxError> {
+    match request.decision() {
+        Some(Decided::Edit { arguments }) => {
+            revalidate(&request, arguments, "the person's edit")?;
+            Ok(request)
+        }
+        Some(approved) if approved.allows_call() => Ok(request),
+        _ => {
+            let payload = json!({
+                "kind": "policy",
+                "tool": request.name,
+                "arguments": request.arguments,
+                "reason": reason,
+            });
+            Err(Interrupt::new(payload).into())
         }
     }
 }

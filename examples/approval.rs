@@ -1,0 +1,202 @@
+//! A support agent whose `refund` tool waits for a person: `HumanApproval` interrupts
+//! the run at the call, the person answers on stdin, and the run resumes from its
+//! checkpoint.
+//!
+//! ```sh
+//! cargo run --example approval                  # answer at the prompt
+//! echo approve | cargo run --example approval   # or pipe the answer in
+//! echo 'edit {"order": 7, "amount": 100}' | cargo run --example approval
+//! echo 'reject refunds over 200 go to finance' | cargo run --example approval
+//! echo 'respond refunded by hand' | cargo run --example approval
+//! ```
+//!
+//! One answer per line: `approve`, `edit {json}`, `reject REASON`, `respond TEXT`. No
+//! answer (end of input) rejects the call. With a checkpoint database the run can stop
+//! in one process (`--ask-later` prints its checkpoint id) and be resumed in another
+//! (`--resume ID`); see [`store`].
+
+use std::error::Error;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::json;
+use tower_adk::checkpoint::{CheckpointId, CheckpointStore, MemoryStore};
+use tower_adk::handlers::{ApprovalRule, DecisionKind, HumanApproval};
+use tower_adk::interrupt::Decision;
+use tower_adk::testing::{ScriptedModel, Turn};
+use tower_adk::{Agent, AgentRequest, AgentResult, RunStatus, Tool, ToolInfo, ToolOutput};
+
+/// What the command line asks for.
+#[derive(Debug, Default)]
+pub(crate) struct Args {
+    /// Where checkpoints are kept across processes (`--checkpoint-db PATH`).
+    pub(crate) checkpoint_db: Option<PathBuf>,
+    /// Stop at the interrupt and print the checkpoint id (`--ask-later`).
+    pub(crate) ask_later: bool,
+    /// Resume this checkpoint instead of starting a run (`--resume ID`).
+    pub(crate) resume: Option<String>,
+}
+
+impl Args {
+    pub(crate) fn parse(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
+        let mut parsed = Args::default();
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--checkpoint-db" => {
+                    let path = args.next().ok_or("--checkpoint-db needs a path")?;
+                    parsed.checkpoint_db = Some(path.into());
+                }
+                "--ask-later" => parsed.ask_later = true,
+                "--resume" => parsed.resume = Some(args.next().ok_or("--resume needs an id")?),
+                other => return Err(format!("unknown argument `{other}`")),
+            }
+        }
+        Ok(parsed)
+    }
+}
+
+/// The checkpoint store: in memory, or a database that a second process can resume
+/// from.
+fn store(args: &Args) -> Result<Arc<dyn CheckpointStore>, Box<dyn Error>> {
+    match &args.checkpoint_db {
+        None => Ok(Arc::new(MemoryStore::new())),
+        // SQLITE: once `tower_adk::checkpoint::SqliteStore` (feature `sqlite`) is merged,
+        // open it here, e.g. `Ok(Arc::new(SqliteStore::open(path).await?))`, and add
+        // `required-features` or a `cfg` for the flag in Cargo.toml.
+        Some(path) => Err(format!(
+            "--checkpoint-db {}: the SQLite store is not wired in yet",
+            path.display()
+        )
+        .into()),
+    }
+}
+
+/// The refund tool: it would move money; here it says what it did.
+fn refund() -> Tool {
+    let info = ToolInfo::new("refund", "Refunds an amount on an order").parameters(json!({
+        "type": "object",
+        "properties": {"order": {"type": "integer"}, "amount": {"type": "integer"}},
+        "required": ["order", "amount"],
+    }));
+    Tool::from_fn(info, |request: tower_adk::ToolRequest| async move {
+        let (order, amount) = (&request.arguments["order"], &request.arguments["amount"]);
+        Ok::<_, tower_adk::BoxError>(ToolOutput::new(format!(
+            "refunded {amount} on order {order}"
+        )))
+    })
+}
+
+/// Refunds wait for a person, who may approve, edit, reject or answer in their place.
+fn approval() -> HumanApproval {
+    let rule = ApprovalRule::new()
+        .allow(DecisionKind::ALL)
+        .describe(|args| format!("Refund {} on order {}?", args["amount"], args["order"]));
+    HumanApproval::new().tool("refund", rule)
+}
+
+/// The agent, on the scripted model: a run calls `refund`, then answers; a resumed
+/// run (in a second process) only answers.
+fn agent(args: &Args) -> Result<Agent, Box<dyn Error>> {
+    let answer = Turn::text("I have taken care of order 7.");
+    let model = if args.resume.is_some() {
+        ScriptedModel::new([answer])
+    } else {
+        let call = Turn::call("c1", "refund", json!({"order": 7, "amount": 250}));
+        ScriptedModel::new([call, answer])
+    };
+    let agent = Agent::builder(model)
+        .name("support")
+        .instruction("You help customers with their orders.")
+        .tool(refund())
+        .checkpoints(store(args)?)
+        .build()?;
+    Ok(agent)
+}
+
+/// Reads the person's decision: one line; end of input rejects.
+pub(crate) fn read_decision(input: &mut impl BufRead) -> Result<Decision, Box<dyn Error>> {
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        return Ok(Decision::Reject {
+            reason: "no one answered".to_owned(),
+        });
+    }
+    let line = line.trim();
+    let (word, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let rest = rest.trim();
+    Ok(match word {
+        "approve" => Decision::Approve,
+        "edit" => Decision::Edit {
+            arguments: serde_json::from_str(rest)?,
+        },
+        "reject" => Decision::Reject {
+            reason: rest.to_owned(),
+        },
+        "respond" => Decision::Respond {
+            answer: rest.into(),
+        },
+        other => return Err(format!("`{other}`: answer approve, edit, reject or respond").into()),
+    })
+}
+
+/// One session: run (or resume) to the interrupt, ask, resume; the final result, or
+/// `None` when the run was left for later.
+pub(crate) async fn session(
+    args: &Args,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<Option<AgentResult>, Box<dyn Error>> {
+    let agent = agent(args)?;
+    let (checkpoint, interrupt_id) = match &args.resume {
+        Some(id) => {
+            let checkpoint: CheckpointId = id.parse()?;
+            (checkpoint, format!("agent:{}/tool:c1", agent.name()))
+        }
+        None => {
+            let request = AgentRequest::user("Please refund order 7, it arrived broken.");
+            let stopped = agent.run(request.with_handler(approval())).await?;
+            if stopped.status != RunStatus::Interrupted {
+                return Ok(Some(stopped));
+            }
+            let asked = &stopped.interrupts[0];
+            writeln!(
+                out,
+                "{}",
+                asked.payload["description"].as_str().unwrap_or("?")
+            )?;
+            writeln!(out, "  payload: {}", asked.payload)?;
+            let checkpoint = stopped.checkpoint.clone().ok_or("no checkpoint")?;
+            if args.ask_later {
+                writeln!(out, "resume with: --resume {checkpoint}")?;
+                return Ok(None);
+            }
+            (checkpoint, asked.id.clone())
+        }
+    };
+    write!(
+        out,
+        "approve / edit {{json}} / reject REASON / respond TEXT > "
+    )?;
+    out.flush()?;
+    let decision = read_decision(input)?;
+    writeln!(out)?;
+    let resume = AgentRequest::resume(checkpoint, [(interrupt_id, decision)]);
+    let done = agent.run(resume.with_handler(approval())).await?;
+    for record in &done.tool_records {
+        match &record.error {
+            None => writeln!(out, "  {}: {}", record.name, record.content)?,
+            Some(error) => writeln!(out, "  {}: not run: {}", record.name, error.message())?,
+        }
+    }
+    writeln!(out, "{}", done.final_message.content())?;
+    Ok(Some(done))
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn Error>> {
+    let args = Args::parse(std::env::args().skip(1))?;
+    let stdin = std::io::stdin();
+    session(&args, &mut stdin.lock(), &mut std::io::stdout()).await?;
+    Ok(())
+}

@@ -1,0 +1,65 @@
+//! The examples' own logic, run as tests with scripted input: what `echo approve |
+//! cargo run --example approval` does, without a second cargo build.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+// The example's `main` is not called here.
+#[allow(dead_code)]
+#[path = "../../examples/approval.rs"]
+mod approval;
+
+use tower_adk::{RunStatus, ToolErrorKind};
+
+/// Runs the approval example's session with `input` on stdin; its result and output.
+async fn approval_session(input: &str, args: &[&str]) -> (Option<tower_adk::AgentResult>, String) {
+    let args = approval::Args::parse(args.iter().map(|a| (*a).to_owned())).unwrap();
+    let mut out = Vec::new();
+    let result = approval::session(&args, &mut input.as_bytes(), &mut out)
+        .await
+        .unwrap();
+    (result, String::from_utf8(out).unwrap())
+}
+
+#[tokio::test]
+async fn approval_example_refunds_when_the_person_approves() {
+    let (result, out) = approval_session("approve\n", &[]).await;
+    let result = result.unwrap();
+    assert_eq!(result.status, RunStatus::Completed);
+    assert_eq!(
+        result.tool_record("c1").unwrap().content,
+        "refunded 250 on order 7"
+    );
+    assert!(out.contains("Refund 250 on order 7?"), "{out}");
+}
+
+#[tokio::test]
+async fn approval_example_edits_rejects_and_treats_no_answer_as_a_rejection() {
+    let (edited, _) = approval_session("edit {\"order\": 7, \"amount\": 100}\n", &[]).await;
+    let record = edited.unwrap().tool_record("c1").unwrap().clone();
+    assert_eq!(record.content, "refunded 100 on order 7");
+
+    for input in ["reject refunds over 200 go to finance\n", ""] {
+        let (rejected, out) = approval_session(input, &[]).await;
+        let record = rejected.unwrap().tool_record("c1").unwrap().clone();
+        let error = record.error.unwrap();
+        assert_eq!(error.kind(), ToolErrorKind::Denied);
+        assert!(out.contains("not run"), "{out}");
+    }
+}
+
+#[tokio::test]
+async fn approval_example_can_leave_the_run_for_later() {
+    let (result, out) = approval_session("", &["--ask-later"]).await;
+    assert!(result.is_none());
+    assert!(out.contains("resume with: --resume "), "{out}");
+}
+
+/// A placeholder until the `stores` branch is merged: the flag is read, the store refused.
+#[tokio::test]
+async fn approval_example_refuses_a_checkpoint_db_until_the_sqlite_store_is_wired_in() {
+    let args = ["--checkpoint-db", "x.db"].map(String::from);
+    let args = approval::Args::parse(args.into_iter()).unwrap();
+    let mut out = Vec::new();
+    let refused = approval::session(&args, &mut "approve\n".as_bytes(), &mut out).await;
+    assert!(refused.unwrap_err().to_string().contains("SQLite"));
+}
