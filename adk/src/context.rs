@@ -49,9 +49,10 @@ pub struct RunContext {
     #[serde(skip)]
     extensions: Arc<http::Extensions>,
     locals: Locals,
-    /// Values the run's thread carries from run to run.
-    #[serde(default, skip_serializing_if = "Locals::is_empty")]
-    thread: Locals,
+    /// Values the run's thread carries from run to run. (Boxed: most runs have none,
+    /// and every run in flight holds its context.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    thread: Option<Box<Locals>>,
     iteration: usize,
     /// Set by a state hook's default: that hook of that handler type passed through.
     #[serde(skip)]
@@ -77,7 +78,7 @@ impl RunContext {
         RunContext {
             extensions: Arc::new(extensions),
             locals: Locals::default(),
-            thread: Locals::default(),
+            thread: None,
             iteration: 0,
             passed: None,
             answer: None,
@@ -126,12 +127,13 @@ impl RunContext {
     /// assert!(cx.locals().is_empty());
     /// ```
     pub fn thread_values(&self) -> &Locals {
-        &self.thread
+        static NONE: std::sync::LazyLock<Locals> = std::sync::LazyLock::new(Locals::default);
+        self.thread.as_deref().unwrap_or(&NONE)
     }
 
     /// The thread's values, mutably; see [`RunContext::thread_values`].
     pub fn thread_values_mut(&mut self) -> &mut Locals {
-        &mut self.thread
+        self.thread.get_or_insert_default()
     }
 
     /// How many model calls the run has made so far (1 during the first call's hooks).

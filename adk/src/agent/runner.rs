@@ -337,11 +337,7 @@ impl Loop {
         }
 
         let span = telemetry::model_span(iteration, self.tool_infos.len());
-        let mut request = self.model_request();
-        if let Some(decision) = self.run.context_mut().take_answer_for(Hook::WrapModel) {
-            let decision = crate::model::ModelDecision(decision);
-            request.extensions_mut().insert(decision);
-        }
+        let request = self.model_request();
         self.lend_locals();
         let call = self.chain.model(request, self.audience.clone());
         let response = InSpan::new(call, span).await;
@@ -648,11 +644,16 @@ impl Loop {
     }
 
     /// The request of one model call: the history so far, the run's tools, its scope.
-    fn model_request(&self) -> ModelRequest {
+    /// (A run that resumes from a `wrap_model` interrupt carries the decision in it.)
+    fn model_request(&mut self) -> ModelRequest {
         let messages = self.run.state().messages.clone();
         let tools = Arc::clone(&self.tool_infos);
         let mut request = ModelRequest::for_run(messages, tools, self.scope());
         request.options = self.agent.options.clone();
+        if let Some(decision) = self.run.context_mut().take_answer_for(Hook::WrapModel) {
+            let decision = crate::model::ModelDecision(decision);
+            request.extensions_mut().insert(decision);
+        }
         request
     }
 
