@@ -53,8 +53,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let result = agent.run(first).await?;
     println!("Reply: {}", result.final_message.content());
 
-    // Until runs can be interrupted and resumed, the caller marks a resumed run itself,
-    // and carries the slots set so far on.
+    // A conversation that goes on outside a thread: the caller marks the run as resumed
+    // itself (a resume from a checkpoint inserts the marker), and carries the slots set
+    // so far on.
     let resumed = AgentRequest::user("Hello again.")
         .with_extension(Resumed)
         .with_extension(SlotValues::from_locals(&result.locals)?)
