@@ -6,7 +6,8 @@
 //! `scripts/setup-stores` first. The binaries are found on `PATH` (`redis-server`) and in
 //! `/usr/lib/postgresql/*/bin` (the newest; `$POSTGRES_BIN` overrides it). As root,
 //! PostgreSQL runs as the `postgres` user (`runuser -u postgres --`), on a data folder it
-//! owns, since it refuses to run as root.
+//! owns, since it refuses to run as root; when that user may not enter `target/` (a
+//! checkout under `/root`), its data goes under the system's temporary folder instead.
 
 #![allow(dead_code)]
 
@@ -169,6 +170,14 @@ impl Postgres {
         let mut last_error = String::new();
         for _ in 0..3 {
             let dir = scratch("postgres");
+            let dir = if as_root && !postgres_can_enter(&dir) {
+                // A checkout under a folder only root may enter (such as /root).
+                let _ = std::fs::remove_dir_all(&dir);
+                let name = dir.file_name().expect("a scratch folder has a name");
+                std::env::temp_dir().join("tower-adk-stores").join(name)
+            } else {
+                dir
+            };
             let postgres = Postgres {
                 bin: bin.clone(),
                 data: dir.join("data"),
@@ -260,6 +269,15 @@ impl Drop for Postgres {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
+}
+
+/// Whether the `postgres` user may enter `dir` (and so every folder above it).
+fn postgres_can_enter(dir: &Path) -> bool {
+    let mut command = Command::new("runuser");
+    command
+        .args(["-u", "postgres", "--", "test", "-x"])
+        .arg(dir);
+    run(&mut command).is_ok()
 }
 
 /// The folder of `initdb` and `pg_ctl`: `$POSTGRES_BIN`, else the newest
