@@ -21,14 +21,33 @@
 //! | store | feature | pick it when |
 //! |---|---|---|
 //! | [`MemoryStore`] | always | tests; interrupts answered while the process lives |
-//! | `SqliteStore` | `sqlite` | one host: one file, WAL, no server to run |
-//! | `PostgresStore` | `postgres` | several hosts, with a Postgres you already run |
-//! | `RedisStore` | `redis` | several hosts, records that expire, with a Redis you run |
+//! | [`SqliteStore`] | `sqlite` | one host: one file, WAL, no server to run |
+//! | [`PostgresStore`] | `postgres` | several hosts, with a Postgres you already run |
+//! | [`RedisStore`] | `redis` | several hosts, records that expire, with a Redis you run |
+//!
+//! Each passes the conformance suite [`check_store`](crate::testing::check_store).
+//!
+// The stores of features that are off link to this section instead.
+#![cfg_attr(not(feature = "sqlite"), doc = "[`SqliteStore`]: #which-store")]
+#![cfg_attr(not(feature = "postgres"), doc = "[`PostgresStore`]: #which-store")]
+#![cfg_attr(not(feature = "redis"), doc = "[`RedisStore`]: #which-store")]
 
+#[cfg(feature = "postgres")]
+mod postgres;
 mod record;
+#[cfg(feature = "redis")]
+mod redis;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 mod store;
 
+#[cfg(feature = "postgres")]
+pub use self::postgres::PostgresStore;
 pub use self::record::{Checkpoint, CheckpointId, CheckpointStatus, FORMAT};
+#[cfg(feature = "redis")]
+pub use self::redis::RedisStore;
+#[cfg(feature = "sqlite")]
+pub use self::sqlite::SqliteStore;
 pub use self::store::{CheckpointStore, MemoryStore, StoreError, StoredRecord};
 
 /// Why a run could not be resumed, or could not start on its thread. Nothing was

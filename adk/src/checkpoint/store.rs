@@ -279,3 +279,20 @@ impl fmt::Debug for MemoryStore {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::MemoryStore;
+    use crate::testing::check_store;
+
+    #[tokio::test]
+    async fn memory_store_keeps_the_store_contract() {
+        check_store(|ttl| async move {
+            match ttl {
+                Some(ttl) => MemoryStore::new().expire_after(ttl),
+                None => MemoryStore::new(),
+            }
+        })
+        .await;
+    }
+}

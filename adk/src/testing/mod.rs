@@ -1,4 +1,5 @@
-//! Test doubles for agents: a scripted model and simple tools.
+//! Test doubles for agents: a scripted model and simple tools; and [`check_store`], the
+//! conformance suite of checkpoint stores.
 //!
 //! [`ScriptedModel`] answers each model call with the next scripted [`Turn`] (text, tool
 //! calls, streamed chunks, an error, or an error in the middle of a stream) and records
@@ -29,6 +30,7 @@
 //! # }).unwrap();
 //! ```
 
+mod store;
 mod tools;
 
 use std::collections::VecDeque;
@@ -41,6 +43,7 @@ use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 use tower::{BoxError, Service};
 
+pub use self::store::{CHECK_STORE_EXPIRY, check_store};
 pub use self::tools::{chunk_tool, echo_tool, failing_tool, panicking_tool, sleep_tool, text_tool};
 use crate::{Message, ModelDelta, ModelRequest, ModelResponse, ToolCall};
 

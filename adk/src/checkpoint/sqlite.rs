@@ -1,0 +1,295 @@
+//! [`SqliteStore`]: checkpoints in one SQLite file (feature `sqlite`).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use futures::future::BoxFuture;
+use sqlx::Row as _;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+use super::{CheckpointStore, StoreError, StoredRecord};
+
+/// The tables, created when missing. `threads.last` is the newest version a thread ever
+/// had, so that versions keep growing past records that expired.
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS checkpoints (
+    thread TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    bytes BLOB NOT NULL,
+    written_at INTEGER NOT NULL, -- unix time, ms
+    PRIMARY KEY (thread, version)
+);
+CREATE TABLE IF NOT EXISTS threads (
+    thread TEXT PRIMARY KEY NOT NULL,
+    last INTEGER NOT NULL
+);
+";
+
+/// How long a connection waits for another process's write to finish.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A store in one SQLite file: checkpoints survive restarts, with no server to run.
+///
+/// Pick it when the runs live on one host (one process, or several sharing the file):
+/// a CLI, a desktop app, a single server. For several hosts pick `PostgresStore` or
+/// `RedisStore` ([which store](super#which-store)).
+///
+/// The file is opened in WAL mode (readers do not wait for the writer) with full
+/// synchronous commits: an append that returned is on disk. Each append is one
+/// `BEGIN IMMEDIATE` transaction that reads the head and writes the record, so writers in
+/// other processes are refused with a conflict, never overwritten; the appends of one
+/// store take turns before they reach the file. Clones share the connection pool.
+///
+/// # Tables
+///
+/// Created when missing: `checkpoints(thread, version, bytes, written_at)` with the
+/// records (`written_at` in unix milliseconds), and `threads(thread, last)` with the
+/// newest version each thread ever had. With an [expiry](Self::expire_after) an expired
+/// record reads as absent, and an append deletes its thread's expired records.
+///
+/// # Example
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use tower_adk::checkpoint::{CheckpointStore, SqliteStore};
+///
+/// # async fn run() -> Result<(), tower_adk::checkpoint::StoreError> {
+/// let store = SqliteStore::open("checkpoints.db")
+///     .await?
+///     .expire_after(Duration::from_secs(7 * 24 * 3600));
+/// let v1 = store.append("thread-1", None, b"state".to_vec()).await?;
+/// assert_eq!(store.head("thread-1").await?.map(|r| r.version), Some(v1));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: SqlitePool,
+    expire_after: Option<Duration>,
+    writer: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl SqliteStore {
+    /// Opens the file at `path` (creating it and the tables when missing), in WAL mode.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the file cannot be opened or the tables created.
+    pub async fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .busy_timeout(BUSY_TIMEOUT);
+        let pool = SqlitePoolOptions::new()
+            .connect_with(options)
+            .await
+            .map_err(StoreError::backend)?;
+        sqlx::raw_sql(SCHEMA)
+            .execute(&pool)
+            .await
+            .map_err(StoreError::backend)?;
+        Ok(SqliteStore {
+            pool,
+            expire_after: None,
+            writer: Arc::default(),
+        })
+    }
+
+    /// Records expire this long after they were written.
+    pub fn expire_after(mut self, ttl: Duration) -> Self {
+        self.expire_after = Some(ttl);
+        self
+    }
+
+    /// The pool of connections to the file.
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    /// The time now and the time before which records have expired, in unix ms.
+    fn clock(&self) -> (i64, i64) {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis();
+        let now = i64::try_from(now).unwrap_or(i64::MAX);
+        let cutoff = match self.expire_after {
+            Some(ttl) => now.saturating_sub(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)),
+            None => i64::MIN,
+        };
+        (now, cutoff)
+    }
+
+    async fn append_now(
+        &self,
+        thread: &str,
+        expected: Option<u64>,
+        bytes: Vec<u8>,
+    ) -> Result<u64, StoreError> {
+        let _turn = self.writer.lock().await;
+        let (now, cutoff) = self.clock();
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .map_err(StoreError::backend)?;
+        let found: Option<i64> = sqlx::query_scalar(
+            "SELECT max(version) FROM checkpoints WHERE thread = ? AND written_at > ?",
+        )
+        .bind(thread)
+        .bind(cutoff)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(StoreError::backend)?;
+        let found = found.map(from_db).transpose()?;
+        if found != expected {
+            let thread = thread.to_owned();
+            return Err(StoreError::Conflict {
+                thread,
+                expected,
+                found,
+            });
+        }
+        let new: i64 = sqlx::query_scalar(
+            "INSERT INTO threads (thread, last) VALUES (?, 1)
+             ON CONFLICT (thread) DO UPDATE SET last = last + 1 RETURNING last",
+        )
+        .bind(thread)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(StoreError::backend)?;
+        sqlx::query(
+            "INSERT INTO checkpoints (thread, version, bytes, written_at) VALUES (?, ?, ?, ?)",
+        )
+        .bind(thread)
+        .bind(new)
+        .bind(bytes)
+        .bind(now)
+        .execute(&mut *tx)
+        .await
+        .map_err(StoreError::backend)?;
+        if self.expire_after.is_some() {
+            sqlx::query("DELETE FROM checkpoints WHERE thread = ? AND written_at <= ?")
+                .bind(thread)
+                .bind(cutoff)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::backend)?;
+        }
+        tx.commit().await.map_err(StoreError::backend)?;
+        from_db(new)
+    }
+
+    async fn delete_now(&self, thread: &str) -> Result<bool, StoreError> {
+        let _turn = self.writer.lock().await;
+        let (_, cutoff) = self.clock();
+        let mut tx = self
+            .pool
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .map_err(StoreError::backend)?;
+        let live = sqlx::query("DELETE FROM checkpoints WHERE thread = ? AND written_at > ?")
+            .bind(thread)
+            .bind(cutoff)
+            .execute(&mut *tx)
+            .await
+            .map_err(StoreError::backend)?;
+        for statement in [
+            "DELETE FROM checkpoints WHERE thread = ?",
+            "DELETE FROM threads WHERE thread = ?",
+        ] {
+            sqlx::query(statement)
+                .bind(thread)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::backend)?;
+        }
+        tx.commit().await.map_err(StoreError::backend)?;
+        Ok(live.rows_affected() > 0)
+    }
+}
+
+impl CheckpointStore for SqliteStore {
+    fn head<'a>(
+        &'a self,
+        thread: &'a str,
+    ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT version, bytes FROM checkpoints WHERE thread = ? AND written_at > ?
+                 ORDER BY version DESC LIMIT 1",
+            )
+            .bind(thread)
+            .bind(self.clock().1)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(StoreError::backend)?;
+            row.map(|row| {
+                let version = row.try_get(0).map_err(StoreError::backend)?;
+                let bytes = row.try_get(1).map_err(StoreError::backend)?;
+                Ok(StoredRecord::new(from_db(version)?, bytes))
+            })
+            .transpose()
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        thread: &'a str,
+        version: u64,
+    ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
+        Box::pin(async move {
+            let Ok(at) = i64::try_from(version) else {
+                return Ok(None);
+            };
+            let bytes: Option<Vec<u8>> = sqlx::query_scalar(
+                "SELECT bytes FROM checkpoints WHERE thread = ? AND version = ? AND written_at > ?",
+            )
+            .bind(thread)
+            .bind(at)
+            .bind(self.clock().1)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(StoreError::backend)?;
+            Ok(bytes.map(|bytes| StoredRecord::new(version, bytes)))
+        })
+    }
+
+    fn append<'a>(
+        &'a self,
+        thread: &'a str,
+        expected: Option<u64>,
+        bytes: Vec<u8>,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        Box::pin(self.append_now(thread, expected, bytes))
+    }
+
+    fn list<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<Vec<u64>, StoreError>> {
+        Box::pin(async move {
+            let versions: Vec<i64> = sqlx::query_scalar(
+                "SELECT version FROM checkpoints WHERE thread = ? AND written_at > ?
+                 ORDER BY version",
+            )
+            .bind(thread)
+            .bind(self.clock().1)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(StoreError::backend)?;
+            versions.into_iter().map(from_db).collect()
+        })
+    }
+
+    fn delete_thread<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(self.delete_now(thread))
+    }
+}
+
+/// A version as read from the file.
+fn from_db(version: i64) -> Result<u64, StoreError> {
+    u64::try_from(version).map_err(StoreError::backend)
+}

@@ -1,0 +1,210 @@
+//! The checkpoint stores against the conformance suite, `testing::check_store`: the
+//! memory store always, and with their features the SQLite store (a file under
+//! `target/`), and the PostgreSQL and Redis stores on real servers that each test starts
+//! for itself (`servers`; install them with `scripts/setup-stores`). A server that cannot
+//! start fails the test; nothing is skipped.
+//!
+//! Beyond the suite: appends racing from two stores on one backend (two pools, two
+//! connections: what two processes do), and the store types are `Send + Sync`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[cfg(any(feature = "postgres", feature = "redis", feature = "sqlite"))]
+mod servers;
+
+use std::time::Duration;
+
+use futures::future::join_all;
+use tower_adk::checkpoint::{CheckpointStore, MemoryStore};
+use tower_adk::testing::check_store;
+
+#[tokio::test]
+async fn memory_store_keeps_the_contract() {
+    check_store(|ttl| async move {
+        let store = MemoryStore::new();
+        with_expiry(store, ttl, MemoryStore::expire_after)
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn memory_appends_racing_from_two_clones_one_wins() {
+    let a = MemoryStore::new();
+    race_from_two_stores(&a, &a.clone()).await;
+}
+
+#[test]
+fn memory_store_is_send_sync_clone_debug() {
+    assert_store_type::<MemoryStore>();
+}
+
+#[cfg(feature = "sqlite")]
+mod sqlite {
+    use tower_adk::checkpoint::SqliteStore;
+
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite_store_keeps_the_contract() {
+        let file = servers::scratch("sqlite").join("checkpoints.db");
+        // Both stores of the suite on one file: two pools, as two processes would be.
+        check_store(|ttl| {
+            let file = file.clone();
+            async move {
+                let store = SqliteStore::open(file).await.unwrap();
+                with_expiry(store, ttl, SqliteStore::expire_after)
+            }
+        })
+        .await;
+        let _ = std::fs::remove_dir_all(file.parent().unwrap());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite_appends_racing_from_two_stores_one_wins() {
+        let file = servers::scratch("sqlite").join("checkpoints.db");
+        let a = SqliteStore::open(&file).await.unwrap();
+        let b = SqliteStore::open(&file).await.unwrap();
+        race_from_two_stores(&a, &b).await;
+        let _ = std::fs::remove_dir_all(file.parent().unwrap());
+    }
+
+    #[test]
+    fn sqlite_store_is_send_sync_clone_debug() {
+        assert_store_type::<SqliteStore>();
+    }
+}
+
+#[cfg(feature = "postgres")]
+mod postgres {
+    use tower_adk::checkpoint::PostgresStore;
+
+    use super::servers::Postgres;
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_store_keeps_the_contract() {
+        let server = Postgres::start();
+        let url = server.url();
+        check_store(|ttl| {
+            let url = url.clone();
+            async move {
+                let store = PostgresStore::connect(&url).await.unwrap();
+                with_expiry(store, ttl, PostgresStore::expire_after)
+            }
+        })
+        .await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn postgres_appends_racing_from_two_stores_one_wins() {
+        let server = Postgres::start();
+        let url = server.url();
+        let (a, b) = tokio::join!(PostgresStore::connect(&url), PostgresStore::connect(&url));
+        race_from_two_stores(&a.unwrap(), &b.unwrap()).await;
+    }
+
+    #[test]
+    fn postgres_store_is_send_sync_clone_debug() {
+        assert_store_type::<PostgresStore>();
+    }
+}
+
+#[cfg(feature = "redis")]
+mod redis {
+    use tower_adk::checkpoint::RedisStore;
+
+    use super::servers::Redis;
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn redis_store_keeps_the_contract() {
+        let server = Redis::start();
+        let url = server.url();
+        check_store(|ttl| {
+            let url = url.clone();
+            async move {
+                let store = RedisStore::connect(&url).await.unwrap();
+                with_expiry(store, ttl, RedisStore::expire_after)
+            }
+        })
+        .await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn redis_store_with_a_prefix_keeps_the_contract_and_its_keys() {
+        let server = Redis::start();
+        let url = server.url();
+        check_store(|ttl| {
+            let url = url.clone();
+            async move {
+                let store = RedisStore::connect(&url).await.unwrap().prefix("other:");
+                with_expiry(store, ttl, RedisStore::expire_after)
+            }
+        })
+        .await;
+        // A thread of one prefix is not a thread of the other.
+        let a = RedisStore::connect(&url).await.unwrap();
+        let b = RedisStore::connect(&url).await.unwrap().prefix("b:");
+        a.append("t", None, b"a".to_vec()).await.unwrap();
+        assert_eq!(b.head("t").await.unwrap(), None);
+        assert_eq!(b.append("t", None, b"b".to_vec()).await.unwrap(), 1);
+        assert_eq!(a.head("t").await.unwrap().unwrap().bytes, b"a");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn redis_appends_racing_from_two_stores_one_wins() {
+        let server = Redis::start();
+        let url = server.url();
+        let (a, b) = tokio::join!(RedisStore::connect(&url), RedisStore::connect(&url));
+        race_from_two_stores(&a.unwrap(), &b.unwrap()).await;
+    }
+
+    #[test]
+    fn redis_store_is_send_sync_clone_debug() {
+        assert_store_type::<RedisStore>();
+    }
+}
+
+/// The store, with this expiry if there is one.
+fn with_expiry<S>(store: S, ttl: Option<Duration>, expire_after: fn(S, Duration) -> S) -> S {
+    match ttl {
+        Some(ttl) => expire_after(store, ttl),
+        None => store,
+    }
+}
+
+/// Ten appends from each store race on the same head, round after round: each round
+/// exactly one wins, and every store then reads the winner's record.
+async fn race_from_two_stores<S: CheckpointStore>(a: &S, b: &S) {
+    let thread = format!("race-two-{}", std::process::id());
+    let mut head = a.append(&thread, None, b"start".to_vec()).await.unwrap();
+    for round in 0..5 {
+        let racers = (0..20).map(|i| {
+            let store = if i % 2 == 0 { a } else { b };
+            let bytes = format!("round {round} racer {i}").into_bytes();
+            let thread = &thread;
+            async move { (i, store.append(thread, Some(head), bytes).await) }
+        });
+        let results = join_all(racers).await;
+        let mut winners = Vec::new();
+        for (i, result) in results {
+            match result {
+                Ok(version) => winners.push((i, version)),
+                Err(error) => assert!(error.is_conflict(), "racer {i}: {error}"),
+            }
+        }
+        assert_eq!(winners.len(), 1, "round {round}: winners {winners:?}");
+        let (winner, version) = winners[0];
+        assert_eq!(version, head + 1);
+        let bytes = format!("round {round} racer {winner}").into_bytes();
+        for store in [a, b] {
+            let record = store.head(&thread).await.unwrap().unwrap();
+            assert_eq!((record.version, record.bytes), (version, bytes.clone()));
+        }
+        head = version;
+    }
+    assert_eq!(a.list(&thread).await.unwrap(), (1..=6).collect::<Vec<_>>());
+    assert!(a.delete_thread(&thread).await.unwrap());
+}
+
+fn assert_store_type<S: CheckpointStore + Clone + std::fmt::Debug>() {}
