@@ -13,7 +13,12 @@
 //! One answer per line: `approve`, `edit {json}`, `reject REASON`, `respond TEXT`. No
 //! answer (end of input) rejects the call. With a checkpoint database the run can stop
 //! in one process (`--ask-later` prints its checkpoint id) and be resumed in another
-//! (`--resume ID`); see [`store`].
+//! (`--resume ID`):
+//!
+//! ```sh
+//! cargo run --example approval --features sqlite -- --checkpoint-db target/approval.db --ask-later
+//! echo approve | cargo run --example approval --features sqlite -- --checkpoint-db target/approval.db --resume 'ID'
+//! ```
 
 use std::error::Error;
 use std::io::{BufRead, Write};
@@ -56,16 +61,19 @@ impl Args {
     }
 }
 
-/// The checkpoint store: in memory, or a database that a second process can resume
-/// from.
-fn store(args: &Args) -> Result<Arc<dyn CheckpointStore>, Box<dyn Error>> {
+/// The checkpoint store: in memory, or a SQLite file that a second process can resume
+/// from (feature `sqlite`: `cargo run --example approval --features sqlite --
+/// --checkpoint-db PATH`).
+async fn store(args: &Args) -> Result<Arc<dyn CheckpointStore>, Box<dyn Error>> {
     match &args.checkpoint_db {
         None => Ok(Arc::new(MemoryStore::new())),
-        // SQLITE: once `tower_adk::checkpoint::SqliteStore` (feature `sqlite`) is merged,
-        // open it here, e.g. `Ok(Arc::new(SqliteStore::open(path).await?))`, and add
-        // `required-features` or a `cfg` for the flag in Cargo.toml.
+        #[cfg(feature = "sqlite")]
+        Some(path) => Ok(Arc::new(
+            tower_adk::checkpoint::SqliteStore::open(path).await?,
+        )),
+        #[cfg(not(feature = "sqlite"))]
         Some(path) => Err(format!(
-            "--checkpoint-db {}: the SQLite store is not wired in yet",
+            "--checkpoint-db {}: build the example with `--features sqlite`",
             path.display()
         )
         .into()),
@@ -97,7 +105,7 @@ fn approval() -> HumanApproval {
 
 /// The agent, on the scripted model: a run calls `refund`, then answers; a resumed
 /// run (in a second process) only answers.
-fn agent(args: &Args) -> Result<Agent, Box<dyn Error>> {
+async fn agent(args: &Args) -> Result<Agent, Box<dyn Error>> {
     let answer = Turn::text("I have taken care of order 7.");
     let model = if args.resume.is_some() {
         ScriptedModel::new([answer])
@@ -109,7 +117,7 @@ fn agent(args: &Args) -> Result<Agent, Box<dyn Error>> {
         .name("support")
         .instruction("You help customers with their orders.")
         .tool(refund())
-        .checkpoints(store(args)?)
+        .checkpoints(store(args).await?)
         .build()?;
     Ok(agent)
 }
@@ -147,7 +155,7 @@ pub(crate) async fn session(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<Option<AgentResult>, Box<dyn Error>> {
-    let agent = agent(args)?;
+    let agent = agent(args).await?;
     let (checkpoint, interrupt_id) = match &args.resume {
         Some(id) => {
             let checkpoint: CheckpointId = id.parse()?;

@@ -54,12 +54,32 @@ async fn approval_example_can_leave_the_run_for_later() {
     assert!(out.contains("resume with: --resume "), "{out}");
 }
 
-/// A placeholder until the `stores` branch is merged: the flag is read, the store refused.
+/// The run stops in one session and is resumed in another, through a SQLite file: as
+/// two processes would, each with its own agent.
+#[cfg(feature = "sqlite")]
 #[tokio::test]
-async fn approval_example_refuses_a_checkpoint_db_until_the_sqlite_store_is_wired_in() {
-    let args = ["--checkpoint-db", "x.db"].map(String::from);
+async fn approval_example_resumes_in_a_second_session_through_the_sqlite_file() {
+    let db = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("approval-{}.db", std::process::id()));
+    let db = db.to_str().unwrap();
+    let (left, out) = approval_session("", &["--checkpoint-db", db, "--ask-later"]).await;
+    assert!(left.is_none());
+    let id = out.split("--resume ").nth(1).unwrap().trim().to_owned();
+
+    let (done, out) =
+        approval_session("approve\n", &["--checkpoint-db", db, "--resume", &id]).await;
+    let done = done.unwrap();
+    assert_eq!(done.status, RunStatus::Completed);
+    assert_eq!(
+        done.tool_record("c1").unwrap().content,
+        "refunded 250 on order 7"
+    );
+    assert!(out.contains("I have taken care of order 7."), "{out}");
+
+    // The checkpoint is used: a third session cannot run the refund again.
+    let args = ["--checkpoint-db", db, "--resume", &id].map(String::from);
     let args = approval::Args::parse(args.into_iter()).unwrap();
-    let mut out = Vec::new();
-    let refused = approval::session(&args, &mut "approve\n".as_bytes(), &mut out).await;
-    assert!(refused.unwrap_err().to_string().contains("SQLite"));
+    let again = approval::session(&args, &mut "approve\n".as_bytes(), &mut Vec::new()).await;
+    assert!(again.unwrap_err().to_string().contains("used"));
+    let _ = std::fs::remove_file(db);
 }
