@@ -9,7 +9,11 @@
 //! - `checkpoint_write/STORE`: one `append` at the thread's head, as a run does after a
 //!   turn (the thread is deleted every 1,000 appends, outside the measured time, so that
 //!   it does not grow without end);
-//! - `checkpoint_read/STORE`: one `head` of a thread, as a resume does.
+//! - `checkpoint_read/STORE`: one `head` of a thread, as a resume does;
+//! - `w1_durability/{none,memory,sqlite}`: W1 (`benches/overhead.rs`, 4 handlers) as it
+//!   is, and durable on the memory store and on SQLite: four checkpoints per run (when it
+//!   starts, after each of its two tool turns, when it ends), each run on a thread of its
+//!   own.
 //!
 //! The stores are the memory store; SQLite on a file under `target/` (WAL, synchronous
 //! commits); PostgreSQL and Redis on servers of their own on 127.0.0.1 that the bench
@@ -20,6 +24,8 @@
 
 #[path = "../tests/stores/servers.rs"]
 mod servers;
+#[allow(dead_code)]
+mod workloads;
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -162,5 +168,31 @@ async fn appends(store: &dyn CheckpointStore, record: &[u8], iters: u64) -> Dura
     total
 }
 
-criterion_group!(benches, checkpoint);
+fn w1_durability(c: &mut Criterion) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let handlers = workloads::handler_chain(4, &count);
+    let file = servers::scratch("w1-durable").join("checkpoints.db");
+    let sqlite = runtime.block_on(SqliteStore::open(&file)).unwrap();
+    let agents = [
+        ("none", workloads::agent(None)),
+        ("memory", workloads::durable_agent(MemoryStore::new())),
+        ("sqlite", workloads::durable_agent(sqlite)),
+    ];
+    let mut group = c.benchmark_group("w1_durability");
+    group.sample_size(20);
+    for (name, agent) in &agents {
+        group.bench_function(*name, |b| {
+            b.to_async(&runtime).iter(|| async {
+                let result = agent.run(workloads::request(&handlers)).await.unwrap();
+                black_box(result.final_message)
+            });
+        });
+    }
+    group.finish();
+    drop(agents);
+    let _ = std::fs::remove_dir_all(file.parent().unwrap());
+}
+
+criterion_group!(benches, checkpoint, w1_durability);
 criterion_main!(benches);

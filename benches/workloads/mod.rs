@@ -66,6 +66,19 @@ pub(crate) fn agent(sleep: Option<Duration>) -> Agent {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The agent of W1, durable on `store`: a checkpoint when each run starts, after each
+/// of its two tool turns, and when it ends.
+#[allow(dead_code)]
+pub(crate) fn durable_agent(store: impl tower_adk::checkpoint::CheckpointStore) -> Agent {
+    Agent::builder(script())
+        .instruction(INSTRUCTION)
+        .tools(tools(None))
+        .checkpoints(store)
+        .durable(true)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// The four cheap handlers of W1: a role filter, an instruction append, a before-model
 /// rewrite that keeps the history, and a tool wrapper that counts calls.
 pub(crate) fn four_handlers(count: &Arc<AtomicUsize>) -> [BoxHandler; 4] {
