@@ -24,7 +24,6 @@
 
 #[path = "../tests/stores/servers.rs"]
 mod servers;
-#[allow(dead_code)]
 mod workloads;
 
 use std::hint::black_box;

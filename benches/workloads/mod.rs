@@ -68,7 +68,6 @@ pub(crate) fn agent(sleep: Option<Duration>) -> Agent {
 
 /// The agent of W1, durable on `store`: a checkpoint when each run starts, after each
 /// of its two tool turns, and when it ends.
-#[allow(dead_code)]
 pub(crate) fn durable_agent(store: impl tower_adk::checkpoint::CheckpointStore) -> Agent {
     Agent::builder(script())
         .instruction(INSTRUCTION)
