@@ -22,6 +22,32 @@ CREATE TABLE IF NOT EXISTS adk_threads (
     thread TEXT PRIMARY KEY,
     last BIGINT NOT NULL
 );
+-- One append, in one round trip: lock the thread's row, check its head, write. Each
+-- statement of a (volatile) function reads what was committed when it starts, so the
+-- head is read after the lock is held. Returns the new version, or NULL and the head
+-- found when it is not the one expected.
+CREATE OR REPLACE FUNCTION adk_append(p_thread TEXT, p_expected BIGINT, p_bytes BYTEA, p_ttl BIGINT)
+RETURNS TABLE (appended BIGINT, found BIGINT) LANGUAGE plpgsql AS $$
+DECLARE
+    v_now BIGINT := (extract(epoch from clock_timestamp()) * 1000)::bigint;
+    v_last BIGINT;
+    v_found BIGINT;
+BEGIN
+    INSERT INTO adk_threads (thread, last) VALUES (p_thread, 0) ON CONFLICT DO NOTHING;
+    SELECT t.last INTO v_last FROM adk_threads t WHERE t.thread = p_thread FOR UPDATE;
+    SELECT max(c.version) INTO v_found FROM adk_checkpoints c
+        WHERE c.thread = p_thread AND c.written_at > v_now - p_ttl;
+    IF v_found IS DISTINCT FROM p_expected THEN
+        RETURN QUERY SELECT NULL::BIGINT, v_found;
+        RETURN;
+    END IF;
+    UPDATE adk_threads SET last = v_last + 1 WHERE thread = p_thread;
+    INSERT INTO adk_checkpoints (thread, version, bytes, written_at)
+        VALUES (p_thread, v_last + 1, p_bytes, v_now);
+    DELETE FROM adk_checkpoints c WHERE c.thread = p_thread AND c.written_at <= v_now - p_ttl;
+    RETURN QUERY SELECT v_last + 1, v_found;
+END
+$$;
 ";
 
 /// The advisory lock that makes processes create the tables one at a time
@@ -35,8 +61,9 @@ const SCHEMA_LOCK: i64 = 0x6164_6b5f_6368_6b70; // "adk_chkp"
 /// of them can resume any run. For one host `SqliteStore` needs no server; for records
 /// that should vanish on their own, `RedisStore` ([which store](super#which-store)).
 ///
-/// Each append is one transaction that locks the thread's row (`SELECT ... FOR UPDATE`),
-/// reads the head and writes the record, so concurrent appends from any number of
+/// Each append is one call of a PL/pgSQL function (`adk_append`, one round trip) that
+/// locks the thread's row (`SELECT ... FOR UPDATE`), reads the head and writes the
+/// record, in one transaction, so concurrent appends from any number of
 /// processes are serialized per thread: one wins, the others get
 /// [`StoreError::Conflict`], none is lost. Expiry is measured on the database's clock,
 /// not the hosts'. Clones share the connection pool.
@@ -157,59 +184,25 @@ impl PostgresStore {
         expected: Option<u64>,
         bytes: Vec<u8>,
     ) -> Result<u64, StoreError> {
-        let mut tx = self.pool.begin().await.map_err(StoreError::backend)?;
-        let last = Self::lock_thread(&mut tx, thread).await?;
-        let found: Option<i64> = sqlx::query_scalar(concat!(
-            "SELECT max(version) FROM adk_checkpoints WHERE thread = $1 AND written_at > ",
-            now_ms!(),
-            " - $2"
-        ))
-        .bind(thread)
-        .bind(self.ttl())
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(StoreError::backend)?;
-        let found = found.map(from_db).transpose()?;
-        if found != expected {
-            let thread = thread.to_owned();
-            return Err(StoreError::Conflict {
-                thread,
-                expected,
-                found,
-            });
-        }
-        let new = last + 1;
-        sqlx::query("UPDATE adk_threads SET last = $2 WHERE thread = $1")
+        let expected_db = expected.map(to_db).transpose()?;
+        let row = sqlx::query("SELECT appended, found FROM adk_append($1, $2, $3, $4)")
             .bind(thread)
-            .bind(new)
-            .execute(&mut *tx)
-            .await
-            .map_err(StoreError::backend)?;
-        sqlx::query(concat!(
-            "INSERT INTO adk_checkpoints (thread, version, bytes, written_at) VALUES ($1, $2, $3, ",
-            now_ms!(),
-            ")"
-        ))
-        .bind(thread)
-        .bind(new)
-        .bind(bytes)
-        .execute(&mut *tx)
-        .await
-        .map_err(StoreError::backend)?;
-        if self.expire_after.is_some() {
-            sqlx::query(concat!(
-                "DELETE FROM adk_checkpoints WHERE thread = $1 AND written_at <= ",
-                now_ms!(),
-                " - $2"
-            ))
-            .bind(thread)
+            .bind(expected_db)
+            .bind(bytes)
             .bind(self.ttl())
-            .execute(&mut *tx)
+            .fetch_one(&self.pool)
             .await
             .map_err(StoreError::backend)?;
+        let appended: Option<i64> = row.try_get("appended").map_err(StoreError::backend)?;
+        let found: Option<i64> = row.try_get("found").map_err(StoreError::backend)?;
+        match appended {
+            Some(version) => from_db(version),
+            None => Err(StoreError::Conflict {
+                thread: thread.to_owned(),
+                expected,
+                found: found.map(from_db).transpose()?,
+            }),
         }
-        tx.commit().await.map_err(StoreError::backend)?;
-        from_db(new)
     }
 
     async fn delete_now(&self, thread: &str) -> Result<bool, StoreError> {
@@ -322,4 +315,9 @@ impl CheckpointStore for PostgresStore {
 /// A version as read from the database.
 fn from_db(version: i64) -> Result<u64, StoreError> {
     u64::try_from(version).map_err(StoreError::backend)
+}
+
+/// A version as the database keeps it.
+fn to_db(version: u64) -> Result<i64, StoreError> {
+    i64::try_from(version).map_err(StoreError::backend)
 }
