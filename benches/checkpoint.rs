@@ -10,8 +10,9 @@
 //!   turn (the thread is deleted every 1,000 appends, outside the measured time, so that
 //!   it does not grow without end);
 //! - `checkpoint_read/STORE`: one `head` of a thread, as a resume does;
-//! - `w1_durability/{none,memory,sqlite}`: W1 (`benches/overhead.rs`, 4 handlers) as it
-//!   is, and durable on the memory store and on SQLite: four checkpoints per run (when it
+//! - `w1_durability/{none,memory,sqlite,sqlite_normal}`: W1 (`benches/overhead.rs`, 4
+//!   handlers) as it is, and durable on the memory store and on SQLite (with synchronous
+//!   commits, and with `synchronous=NORMAL`): four checkpoints per run (when it
 //!   starts, after each of its two tool turns, when it ends), each run on a thread of its
 //!   own.
 //!
@@ -32,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
+use tower_adk::checkpoint::sqlx::sqlite::{SqliteConnectOptions, SqliteSynchronous};
 use tower_adk::checkpoint::{CheckpointStore, MemoryStore, PostgresStore, RedisStore, SqliteStore};
 use tower_adk::{Message, ToolCall};
 
@@ -173,10 +175,17 @@ fn w1_durability(c: &mut Criterion) {
     let handlers = workloads::handler_chain(4, &count);
     let file = servers::scratch("w1-durable").join("checkpoints.db");
     let sqlite = runtime.block_on(SqliteStore::open(&file)).unwrap();
+    let normal = file.with_file_name("normal.db");
+    let normal = SqliteConnectOptions::new()
+        .filename(normal)
+        .create_if_missing(true)
+        .synchronous(SqliteSynchronous::Normal);
+    let normal = runtime.block_on(SqliteStore::open_with(normal)).unwrap();
     let agents = [
         ("none", workloads::agent(None)),
         ("memory", workloads::durable_agent(MemoryStore::new())),
         ("sqlite", workloads::durable_agent(sqlite)),
+        ("sqlite_normal", workloads::durable_agent(normal)),
     ];
     let mut group = c.benchmark_group("w1_durability");
     group.sample_size(20);

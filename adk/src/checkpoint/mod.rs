@@ -49,6 +49,10 @@ pub use self::redis::RedisStore;
 #[cfg(feature = "sqlite")]
 pub use self::sqlite::SqliteStore;
 pub use self::store::{CheckpointStore, MemoryStore, StoreError, StoredRecord};
+/// The SQL toolkit of the `sqlite` and `postgres` stores, at the version they use: for
+/// their connection options and pools.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use sqlx;
 
 /// Why a run could not be resumed, or could not start on its thread. Nothing was
 /// written: the checkpoint (or the thread) is as it was.

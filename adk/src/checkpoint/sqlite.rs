@@ -82,8 +82,38 @@ impl SqliteStore {
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
+            .synchronous(SqliteSynchronous::Full);
+        SqliteStore::open_with(options).await
+    }
+
+    /// Opens a file with connection options of your own; WAL mode and a busy timeout
+    /// are set over them.
+    ///
+    /// [`open`](Self::open) waits for the disk at every commit (`synchronous=FULL`):
+    /// a checkpoint survives a power cut. With `synchronous=NORMAL` a commit survives a
+    /// crash of the process (in WAL mode), not of the machine, and waits for no disk
+    /// sync (see BENCHMARKS.md, "Durable runs", for what each costs).
+    ///
+    /// ```no_run
+    /// use tower_adk::checkpoint::SqliteStore;
+    /// use tower_adk::checkpoint::sqlx::sqlite::{SqliteConnectOptions, SqliteSynchronous};
+    ///
+    /// # async fn run() -> Result<(), tower_adk::checkpoint::StoreError> {
+    /// let options = SqliteConnectOptions::new()
+    ///     .filename("checkpoints.db")
+    ///     .create_if_missing(true)
+    ///     .synchronous(SqliteSynchronous::Normal);
+    /// let store = SqliteStore::open_with(options).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Backend`] when the file cannot be opened or the tables created.
+    pub async fn open_with(options: SqliteConnectOptions) -> Result<Self, StoreError> {
+        let options = options
             .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Full)
             .busy_timeout(BUSY_TIMEOUT);
         let pool = SqlitePoolOptions::new()
             .connect_with(options)
