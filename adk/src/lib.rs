@@ -65,6 +65,7 @@ mod run_shared;
 mod telemetry;
 pub mod testing;
 pub mod tool;
+pub mod wire;
 
 // What every user needs with this crate, at the versions it uses: `futures` to read a
 // run's events, `serde` and `schemars` to derive a typed tool's arguments, `serde_json`
