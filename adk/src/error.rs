@@ -119,6 +119,32 @@ impl AgentError {
         matches!(self, AgentError::MaxIterations { .. })
     }
 
+    /// A stable snake_case name for the kind of failure, for logs and wire formats
+    /// (see [`wire`](crate::wire)): `handler_failed`, `model_failed`, `max_iterations`,
+    /// `executor_failed`, `tool_failed`, `invalid_config`, `run_timeout`, `incomplete`,
+    /// `panicked`, or the [`CheckpointError::code`] of a checkpoint failure. A code never
+    /// changes meaning; new variants bring new codes.
+    ///
+    /// ```
+    /// use tower_adk::AgentError;
+    ///
+    /// assert_eq!(AgentError::MaxIterations { limit: 3 }.code(), "max_iterations");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            AgentError::Handler(_) => "handler_failed",
+            AgentError::Model(_) => "model_failed",
+            AgentError::MaxIterations { .. } => "max_iterations",
+            AgentError::Executor(_) => "executor_failed",
+            AgentError::ToolFailed(_) => "tool_failed",
+            AgentError::Config(_) => "invalid_config",
+            AgentError::Timeout { .. } => "run_timeout",
+            AgentError::Incomplete => "incomplete",
+            AgentError::Panicked(_) => "panicked",
+            AgentError::Checkpoint(error) => error.code(),
+        }
+    }
+
     /// The handler error, if a handler stopped the run.
     pub fn as_handler(&self) -> Option<&HandlerError> {
         match self {

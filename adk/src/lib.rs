@@ -9,6 +9,8 @@
 //! - [`Handler`]s customise each run at fixed points (see [`handler`]); they come from
 //!   [`HandlerLayer`]s on the agent and from the request itself.
 //! - [`testing`] has a scripted model and small tools for tests.
+//! - [`wire`] is the versioned JSON form of a run's events and result; `server` (feature
+//!   `server`) serves agents over HTTP with it.
 //! - [`providers`] has a model for OpenAI-compatible servers (feature `openai`) and tools
 //!   from MCP servers (feature `mcp`); `tracing` adds spans with `gen_ai.*` attributes.
 //!
@@ -62,9 +64,12 @@ pub mod message;
 pub mod model;
 pub mod providers;
 mod run_shared;
+#[cfg(feature = "server")]
+pub mod server;
 mod telemetry;
 pub mod testing;
 pub mod tool;
+pub mod wire;
 
 // What every user needs with this crate, at the versions it uses: `futures` to read a
 // run's events, `serde` and `schemars` to derive a typed tool's arguments, `serde_json`

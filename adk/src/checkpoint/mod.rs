@@ -112,3 +112,35 @@ pub enum CheckpointError {
     #[error(transparent)]
     Store(#[from] StoreError),
 }
+
+impl CheckpointError {
+    /// A stable snake_case name for the kind of refusal, for logs and wire formats (see
+    /// [`wire`](crate::wire)): `checkpoint_unknown`, `checkpoint_used`,
+    /// `checkpoint_ended`, `missing_decision`, `unknown_interrupt`, `wrong_decision`,
+    /// `invalid_edit`, `thread_busy`, `thread_interrupted`, `unknown_format`,
+    /// `corrupt_checkpoint`, `malformed_checkpoint_id`, `store_failed`. A code never
+    /// changes meaning; new variants bring new codes.
+    ///
+    /// ```
+    /// use tower_adk::checkpoint::CheckpointError;
+    ///
+    /// assert_eq!(CheckpointError::ThreadBusy("t1".into()).code(), "thread_busy");
+    /// ```
+    pub fn code(&self) -> &'static str {
+        match self {
+            CheckpointError::Unknown(_) => "checkpoint_unknown",
+            CheckpointError::Used(..) => "checkpoint_used",
+            CheckpointError::Ended(_) => "checkpoint_ended",
+            CheckpointError::MissingDecision(_) => "missing_decision",
+            CheckpointError::UnknownInterrupt(_) => "unknown_interrupt",
+            CheckpointError::WrongDecision { .. } => "wrong_decision",
+            CheckpointError::InvalidEdit { .. } => "invalid_edit",
+            CheckpointError::ThreadBusy(_) => "thread_busy",
+            CheckpointError::ThreadInterrupted(_) => "thread_interrupted",
+            CheckpointError::UnknownFormat { .. } => "unknown_format",
+            CheckpointError::Corrupt(_) => "corrupt_checkpoint",
+            CheckpointError::MalformedId(_) => "malformed_checkpoint_id",
+            CheckpointError::Store(_) => "store_failed",
+        }
+    }
+}

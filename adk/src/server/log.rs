@@ -1,0 +1,222 @@
+//! The events of streamed runs, kept for a while so that a client that reconnects with
+//! `Last-Event-ID` gets the ones it missed.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::response::sse::Event;
+use futures::Stream;
+use tokio::sync::Notify;
+
+use crate::wire::{WireError, WireEvent};
+
+/// How much of the streamed runs the server keeps for clients that reconnect (see
+/// [`Server::replay`](super::Server::replay)).
+///
+/// ```
+/// use std::time::Duration;
+/// use tower_adk::server::ReplayLimits;
+///
+/// let limits = ReplayLimits::default().events_per_run(256).keep_finished(Duration::from_secs(10));
+/// assert_eq!(limits.runs, 1_000);
+/// ```
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct ReplayLimits {
+    /// The events kept per run, newest last (default 4,096): a client that reconnects
+    /// after older ones were dropped gets from the oldest kept on.
+    pub events_per_run: usize,
+    /// The runs kept (default 1,000): past it the run that finished first is dropped
+    /// or, if none has finished, a running one (its client streams on; only
+    /// reconnecting to it is lost).
+    pub runs: usize,
+    /// How long a finished run's events stay (default 60 s).
+    pub keep_finished: Duration,
+}
+
+impl Default for ReplayLimits {
+    fn default() -> Self {
+        ReplayLimits {
+            events_per_run: 4_096,
+            runs: 1_000,
+            keep_finished: Duration::from_secs(60),
+        }
+    }
+}
+
+impl ReplayLimits {
+    /// Sets [`events_per_run`](ReplayLimits::events_per_run).
+    pub fn events_per_run(mut self, events: usize) -> Self {
+        self.events_per_run = events.max(1);
+        self
+    }
+
+    /// Sets [`runs`](ReplayLimits::runs).
+    pub fn runs(mut self, runs: usize) -> Self {
+        self.runs = runs.max(1);
+        self
+    }
+
+    /// Sets [`keep_finished`](ReplayLimits::keep_finished).
+    pub fn keep_finished(mut self, keep: Duration) -> Self {
+        self.keep_finished = keep;
+        self
+    }
+}
+
+/// One event as sent: its sequence number, type and JSON.
+#[derive(Debug, Clone)]
+pub(crate) struct Logged {
+    seq: u64,
+    kind: &'static str,
+    data: Arc<str>,
+}
+
+impl Logged {
+    /// The SSE event: `event:` the type, `id:` the sequence number, `data:` the JSON.
+    pub(crate) fn to_sse(&self) -> Event {
+        Event::default()
+            .event(self.kind)
+            .id(self.seq.to_string())
+            .data(&*self.data)
+    }
+}
+
+/// The logs of the streamed runs, by run id.
+#[derive(Debug, Default)]
+pub(crate) struct RunLogs {
+    runs: Mutex<HashMap<Arc<str>, Arc<RunLog>>>,
+    limits: ReplayLimits,
+}
+
+impl RunLogs {
+    pub(crate) fn new(limits: ReplayLimits) -> Self {
+        RunLogs {
+            runs: Mutex::default(),
+            limits,
+        }
+    }
+
+    /// A new log for a run of `agent`, under a new run id.
+    pub(crate) fn open(&self, agent: &str) -> Arc<RunLog> {
+        let log = Arc::new(RunLog {
+            id: uuid::Uuid::new_v4().simple().to_string().into(),
+            agent: agent.into(),
+            limit: self.limits.events_per_run,
+            state: Mutex::default(),
+            changed: Notify::new(),
+        });
+        let mut runs = lock(&self.runs);
+        self.evict(&mut runs);
+        runs.insert(Arc::clone(&log.id), Arc::clone(&log));
+        log
+    }
+
+    /// The log of a run, if it is still kept.
+    pub(crate) fn get(&self, run_id: &str) -> Option<Arc<RunLog>> {
+        lock(&self.runs).get(run_id).cloned()
+    }
+
+    /// Drops the runs that finished too long ago, then the oldest while there are too
+    /// many (finished ones first).
+    fn evict(&self, runs: &mut HashMap<Arc<str>, Arc<RunLog>>) {
+        let keep = self.limits.keep_finished;
+        runs.retain(|_, log| log.ended_at().is_none_or(|at| at.elapsed() < keep));
+        while runs.len() >= self.limits.runs {
+            let oldest = runs
+                .values()
+                .min_by_key(|log| (log.ended_at().is_none(), log.ended_at()))
+                .map(|log| Arc::clone(&log.id));
+            let Some(oldest) = oldest else { break };
+            runs.remove(&oldest);
+        }
+    }
+}
+
+/// The events of one streamed run.
+#[derive(Debug)]
+pub(crate) struct RunLog {
+    pub(crate) id: Arc<str>,
+    pub(crate) agent: Arc<str>,
+    limit: usize,
+    state: Mutex<LogState>,
+    changed: Notify,
+}
+
+#[derive(Debug, Default)]
+struct LogState {
+    events: VecDeque<Logged>,
+    sent: u64,
+    ended_at: Option<Instant>,
+}
+
+impl RunLog {
+    /// Appends an event (numbered from 1) and wakes the clients that follow the run.
+    pub(crate) fn push(&self, event: &WireEvent) -> Logged {
+        let data = serde_json::to_string(event).unwrap_or_else(|e| format!("{e}"));
+        let mut state = lock(&self.state);
+        state.sent += 1;
+        let logged = Logged {
+            seq: state.sent,
+            kind: event.kind(),
+            data: data.into(),
+        };
+        if state.events.len() == self.limit {
+            state.events.pop_front();
+        }
+        state.events.push_back(logged.clone());
+        if event.is_last() {
+            state.ended_at = Some(Instant::now());
+        }
+        drop(state);
+        self.changed.notify_waiters();
+        logged
+    }
+
+    /// Ends a run that its client left before it ended: its last event says so.
+    pub(crate) fn cancel(&self) {
+        if self.ended_at().is_none() {
+            let message = "the client went away; the run was cancelled";
+            self.push(&WireEvent::Error(WireError::new("cancelled", message)));
+        }
+    }
+
+    fn ended_at(&self) -> Option<Instant> {
+        lock(&self.state).ended_at
+    }
+
+    /// The events after `after` that are still kept, and whether the run has ended.
+    fn since(&self, after: u64) -> (Vec<Logged>, bool) {
+        let state = lock(&self.state);
+        let events = state.events.iter().filter(|e| e.seq > after).cloned();
+        (events.collect(), state.ended_at.is_some())
+    }
+
+    /// The events after `after`, then the run's next ones as they come, until it ends.
+    pub(crate) fn follow(self: Arc<Self>, mut after: u64) -> impl Stream<Item = Logged> {
+        async_stream::stream! {
+            loop {
+                let mut changed = std::pin::pin!(self.changed.notified());
+                changed.as_mut().enable();
+                let (events, ended) = self.since(after);
+                if events.is_empty() {
+                    if ended {
+                        break;
+                    }
+                    changed.await;
+                    continue;
+                }
+                for event in events {
+                    after = event.seq;
+                    yield event;
+                }
+            }
+        }
+    }
+}
+
+/// Locks, through a panic of another holder: the log stays readable.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

@@ -1,0 +1,266 @@
+//! Agents served over HTTP (feature `server`): an axum [`Router`] for one or more named
+//! agents, which stock tower-http layers wrap and any axum app mounts.
+//!
+//! # Routes
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /agents` | `{"v": 1, "agents": [{"name", "description", "tools": [...]}]}`: each agent's configured tools (before any `before_agent` handler: a role filter's effect shows in runs, not here) |
+//! | `POST /agents/{name}/runs` | starts a run (body below): with `Accept: text/event-stream` its events stream as SSE, else the answer is its last event (`completed`) as JSON |
+//! | `GET /agents/{name}/runs/{run_id}/events` | a streamed run's events after `Last-Event-ID`, then live until it ends |
+//! | `GET /agents/{name}/threads/{thread}` | where the thread stands: `{"v": 1, "thread", "checkpoint", "status", "messages", "interrupts"}` ([`WireThread`](crate::wire::WireThread)) |
+//! | `DELETE /agents/{name}/threads/{thread}` | deletes the thread: 204, or 404 |
+//! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]) |
+//!
+//! A run's body is `{"input": "text"}` or `{"messages": [...]}` (each a
+//! [`Message`](crate::Message), tagged by `role`), with an optional `"thread"`; or, to
+//! resume an interrupted run, `{"resume": {"checkpoint": "ID", "decisions": {"INTERRUPT
+//! ID": {"type": "approve"}}}}` (see [`Decision`](crate::interrupt::Decision)). It is
+//! read as JSON whatever its content type.
+//!
+//! Events and results are in the [`wire`](crate::wire) form. A streamed event is
+//! `event:` its type, `id:` its number in the run (from 1), `data:` its JSON; the first
+//! is `run_started` with the run's id, which the `adk-run-id` header gives too.
+//!
+//! # Identity
+//!
+//! Before anything else (except health and readiness), the server's [`Identify`] turns
+//! the request into typed values that go into the extensions of the runs it starts, so
+//! role filters, policies and approvals see the caller ([`BearerTokens`] maps tokens to
+//! a typed role). A request it refuses gets 401 and starts nothing.
+//!
+//! # Errors
+//!
+//! Every error is `{"error": {"code": "...", "message": "..."}}` with a stable code and
+//! a fitting status: see [`ApiError`]. A streamed run that fails after its first event
+//! ends with an `error` event instead (the status is sent by then); one refused at its
+//! start (busy thread, used checkpoint, decisions that do not fit) gets its status,
+//! because the response starts only with the run's first event.
+//!
+//! # Disconnects and reconnects
+//!
+//! The response drives the run, in the connection's task: a client that goes away drops
+//! it, which cancels the model and tool calls in flight and frees its thread. Its events
+//! are logged as they are sent, within [`ReplayLimits`]: a client that reconnects to
+//! `GET .../runs/{run_id}/events` with `Last-Event-ID` gets those it missed and, while
+//! the run still streams to its first connection, the next ones live. A run whose first
+//! client went away ends in the log with an `error` event, code `cancelled`. The log is
+//! in memory, per process; the run id is unguessable but not tied to the caller, so
+//! anyone who passes [`Identify`] and knows it can read the run.
+//!
+//! # Example
+//!
+//! ```
+//! use tower_adk::Agent;
+//! use tower_adk::server::{BearerTokens, ServedAgent, Server};
+//! use tower_adk::testing::{ScriptedModel, Turn};
+//!
+//! #[derive(Clone)]
+//! struct Role(&'static str);
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let agent = Agent::builder(ScriptedModel::per_run([Turn::text("Hello!")])).build()?;
+//! let router = Server::new()
+//!     .agent("support", ServedAgent::new(agent).description("Answers customers"))
+//!     .identify(BearerTokens::new().token("t0ken", Role("admin")))
+//!     .into_router();
+//!
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! println!("listening on http://{}", listener.local_addr()?);
+//! # let _ = (listener, router); // `axum::serve(listener, router).await?` serves it
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+mod agents;
+mod body;
+mod error;
+mod identity;
+mod log;
+mod router;
+mod runs;
+mod threads;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use axum::Router;
+use axum::http::StatusCode;
+use tower::util::BoxCloneSyncService;
+use tower::{BoxError, Layer, Service, ServiceExt};
+
+pub use self::agents::Readiness;
+pub use self::error::ApiError;
+pub use self::identity::{Anonymous, BearerTokens, Identify, Rejection};
+pub use self::log::ReplayLimits;
+use self::log::RunLogs;
+use self::router::{AppState, Shared};
+use crate::{Agent, AgentError, AgentRequest, AgentRun};
+
+/// The header that gives a streamed run's id (the `run_id` of its `run_started` event).
+pub const RUN_ID_HEADER: &str = "adk-run-id";
+
+/// Builds the [`Router`] that serves agents; see the [module docs](self).
+pub struct Server {
+    agents: BTreeMap<String, ServedAgent>,
+    identify: Box<dyn identity::DynIdentify>,
+    replay: ReplayLimits,
+    readiness: Readiness,
+}
+
+impl Server {
+    /// A server with no agents, which lets everyone in ([`Anonymous`]).
+    pub fn new() -> Self {
+        Server {
+            agents: BTreeMap::new(),
+            identify: Box::new(Anonymous),
+            replay: ReplayLimits::default(),
+            readiness: Readiness::new(),
+        }
+    }
+
+    /// Serves `agent` under `/agents/{name}` (a later agent of the same name replaces
+    /// it).
+    pub fn agent(mut self, name: impl Into<String>, agent: impl Into<ServedAgent>) -> Self {
+        self.agents.insert(name.into(), agent.into());
+        self
+    }
+
+    /// How callers are identified (default: [`Anonymous`]).
+    pub fn identify(mut self, identify: impl Identify) -> Self {
+        self.identify = Box::new(identify);
+        self
+    }
+
+    /// How much of the streamed runs is kept for clients that reconnect.
+    pub fn replay(mut self, limits: ReplayLimits) -> Self {
+        self.replay = limits;
+        self
+    }
+
+    /// What `GET /readyz` answers; set it to not ready to drain the process.
+    pub fn readiness(&self) -> Readiness {
+        self.readiness.clone()
+    }
+
+    /// The router, to serve (`axum::serve`), wrap in layers or nest in an app.
+    pub fn into_router(self) -> Router {
+        router::routes(AppState::new(Shared {
+            agents: self.agents,
+            identify: self.identify,
+            logs: RunLogs::new(self.replay),
+            readiness: self.readiness,
+        }))
+    }
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        Server::new()
+    }
+}
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("agents", &self.agents.keys().collect::<Vec<_>>())
+            .field("replay", &self.replay)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An agent as served: the agent, the layers around it for served runs, and what
+/// `GET /agents` says about it.
+///
+/// Threads are read and deleted through the agent itself; runs go through its layers
+/// (a [`HandlerLayer`](crate::HandlerLayer) that filters tools by role, say), outermost
+/// added last, as with `ServiceBuilder`'s `layer` read bottom up.
+///
+/// ```
+/// use tower_adk::{Agent, HandlerLayer};
+/// use tower_adk::server::ServedAgent;
+/// use tower_adk::testing::ScriptedModel;
+///
+/// #[derive(Clone)]
+/// struct Admin;
+///
+/// let agent = Agent::builder(ScriptedModel::default()).build()?;
+/// let admins_only = tower_adk::handlers::filter_tools(|ext, tool| {
+///     tool.name() != "refund" || ext.get::<Admin>().is_some()
+/// });
+/// let served = ServedAgent::new(agent)
+///     .description("Answers billing questions")
+///     .layer(HandlerLayer::new(admins_only));
+/// # let _ = served;
+/// # Ok::<_, tower_adk::BuildError>(())
+/// ```
+#[derive(Clone)]
+pub struct ServedAgent {
+    agent: Agent,
+    service: AgentService,
+    description: String,
+}
+
+/// The agent with its layers, erased once.
+type AgentService = BoxCloneSyncService<AgentRequest, AgentRun, BoxError>;
+
+impl ServedAgent {
+    /// Serves `agent`, with no layers and no description.
+    pub fn new(agent: Agent) -> Self {
+        let service = AgentService::new(agent.clone().map_err(BoxError::from));
+        ServedAgent {
+            agent,
+            service,
+            description: String::new(),
+        }
+    }
+
+    /// What the agent does, for the listing.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// Wraps the served runs in `layer`: any tower layer whose service still answers
+    /// with the [`AgentRun`], such as a [`HandlerLayer`](crate::HandlerLayer) or a
+    /// `ConcurrencyLimitLayer`.
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<AgentService>,
+        L::Service: Service<AgentRequest, Response = AgentRun> + Clone + Send + Sync + 'static,
+        <L::Service as Service<AgentRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<AgentRequest>>::Future: Send + 'static,
+    {
+        let layered = layer.layer(self.service).map_err(Into::into);
+        self.service = AgentService::new(layered);
+        self
+    }
+
+    /// Starts a run through the layers. Dispatching per request, it calls a clone of
+    /// the service with `oneshot`, which waits for the clone to be ready.
+    pub(crate) async fn start(&self, request: AgentRequest) -> Result<AgentRun, ApiError> {
+        let started = self.service.clone().oneshot(request).await;
+        started.map_err(|error| match error.downcast::<AgentError>() {
+            Ok(error) => ApiError::from(&*error),
+            Err(error) => {
+                let status = StatusCode::SERVICE_UNAVAILABLE;
+                ApiError::new(status, "service_failed", error.to_string())
+            }
+        })
+    }
+}
+
+impl From<Agent> for ServedAgent {
+    fn from(agent: Agent) -> Self {
+        ServedAgent::new(agent)
+    }
+}
+
+impl fmt::Debug for ServedAgent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServedAgent")
+            .field("agent", &self.agent)
+            .field("description", &self.description)
+            .finish_non_exhaustive()
+    }
+}

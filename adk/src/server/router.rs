@@ -1,0 +1,104 @@
+//! The routes, and the state every handler shares.
+
+use std::collections::BTreeMap;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::middleware;
+use axum::routing::get;
+use serde::Serialize;
+
+use super::identity::{self, DynIdentify};
+use super::log::RunLogs;
+use super::{ApiError, Readiness, ServedAgent, agents, runs, threads};
+use crate::Agent;
+use crate::wire::VERSION;
+
+/// What every handler of a server shares.
+#[derive(Clone)]
+pub(crate) struct AppState(Arc<Shared>);
+
+pub(crate) struct Shared {
+    pub(crate) agents: BTreeMap<String, ServedAgent>,
+    pub(crate) identify: Box<dyn DynIdentify>,
+    pub(crate) logs: RunLogs,
+    pub(crate) readiness: Readiness,
+}
+
+impl AppState {
+    pub(crate) fn new(shared: Shared) -> Self {
+        AppState(Arc::new(shared))
+    }
+
+    /// The agent of this name, or 404 `unknown_agent`.
+    pub(crate) fn served(&self, name: &str) -> Result<&ServedAgent, ApiError> {
+        let served = self.agents.get(name);
+        served.ok_or_else(|| ApiError::not_found("unknown_agent", format!("no agent `{name}`")))
+    }
+
+    /// The agent of this name itself, without its layers, or 404 `unknown_agent`.
+    pub(crate) fn agent(&self, name: &str) -> Result<&Agent, ApiError> {
+        Ok(&self.served(name)?.agent)
+    }
+}
+
+impl Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// A JSON body with the wire version first: `{"v": 1, ...}`.
+#[derive(Serialize)]
+pub(crate) struct Versioned<T> {
+    v: u32,
+    #[serde(flatten)]
+    body: T,
+}
+
+impl<T> Versioned<T> {
+    pub(crate) fn new(body: T) -> Self {
+        Versioned { v: VERSION, body }
+    }
+}
+
+/// The server's routes: the agent routes behind the identity middleware, health and
+/// readiness without it, and JSON errors for unknown paths and methods.
+pub(crate) fn routes(state: AppState) -> Router {
+    let agents = Router::new()
+        .route("/agents", get(agents::list))
+        .route("/agents/{name}/runs", axum::routing::post(runs::start))
+        .route("/agents/{name}/runs/{run_id}/events", get(runs::events))
+        .route(
+            "/agents/{name}/threads/{thread}",
+            get(threads::show).delete(threads::delete),
+        )
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            identity::require_identity,
+        ));
+    Router::new()
+        .route("/healthz", get(agents::health))
+        .route("/readyz", get(agents::ready))
+        .merge(agents)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found("not_found", "no such route")
+}
+
+async fn method_not_allowed() -> ApiError {
+    let message = "the route does not take this method";
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        message,
+    )
+}

@@ -1,0 +1,133 @@
+//! `POST /agents/{name}/runs` (a run as JSON, or streamed as SSE) and
+//! `GET /agents/{name}/runs/{run_id}/events` (a streamed run's events again).
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::http::header::ACCEPT;
+use axum::response::sse::{KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::{Stream, StreamExt};
+
+use super::body::RunBody;
+use super::identity::Caller;
+use super::log::{Logged, RunLog};
+use super::router::AppState;
+use super::{ApiError, RUN_ID_HEADER, ServedAgent};
+use crate::wire::WireEvent;
+use crate::{AgentError, AgentEvent, AgentRequest, AgentRun};
+
+/// Starts a run: streamed when the client accepts `text/event-stream`, else awaited.
+pub(crate) async fn start(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    axum::Extension(caller): axum::Extension<Caller>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let served = state.served(&name)?;
+    let mut request = RunBody::parse(&body)?.into_request()?;
+    request.extensions_mut().extend(caller.0);
+    if accepts_sse(&headers) {
+        stream(&state, &name, served, request).await
+    } else {
+        let run = served.start(request).await?;
+        let result = run.await.map_err(|e| ApiError::from(&e))?;
+        Ok(Json(WireEvent::Completed((&result).into())).into_response())
+    }
+}
+
+fn accepts_sse(headers: &HeaderMap) -> bool {
+    let accept = headers.get(ACCEPT).and_then(|v| v.to_str().ok());
+    accept.is_some_and(|accept| accept.contains("text/event-stream"))
+}
+
+/// Streams a run once its first event is in, so that a run refused at its start (a busy
+/// thread, a used checkpoint, decisions that do not fit) is answered with its status.
+async fn stream(
+    state: &AppState,
+    name: &str,
+    served: &ServedAgent,
+    request: AgentRequest,
+) -> Result<Response, ApiError> {
+    let thread = request.thread().map(str::to_owned);
+    let mut run = served.start(request).await?;
+    let first = match run.next().await {
+        Some(Ok(event)) => event,
+        Some(Err(error)) => return Err(ApiError::from(&error)),
+        None => return Err(ApiError::from(&AgentError::Incomplete)),
+    };
+    let log = state.logs.open(name);
+    let started = WireEvent::RunStarted {
+        run_id: log.id.to_string(),
+        agent: name.to_owned(),
+        thread,
+    };
+    let events = logged(Arc::clone(&log), started, first, run);
+    Ok(sse(&log.id, events))
+}
+
+/// The run's events, each logged as it is sent. Dropping the stream (the client went
+/// away) drops the run, which cancels what it was doing, and ends the log.
+fn logged(
+    log: Arc<RunLog>,
+    started: WireEvent,
+    first: AgentEvent,
+    mut run: AgentRun,
+) -> impl Stream<Item = Logged> {
+    async_stream::stream! {
+        let _cancel = CancelOnDrop(Arc::clone(&log));
+        yield log.push(&started);
+        yield log.push(&WireEvent::from(&first));
+        while let Some(event) = run.next().await {
+            yield log.push(&match &event {
+                Ok(event) => WireEvent::from(event),
+                Err(error) => WireEvent::from(error),
+            });
+        }
+    }
+}
+
+/// Ends the log of a run whose stream is dropped before the run ended.
+struct CancelOnDrop(Arc<RunLog>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// Replays a streamed run's events after `Last-Event-ID`, then follows it until it ends.
+pub(crate) async fn events(
+    State(state): State<AppState>,
+    Path((name, run_id)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    state.agent(&name)?;
+    let log = state.logs.get(&run_id).filter(|log| *log.agent == *name);
+    let log = log.ok_or_else(|| {
+        ApiError::not_found("unknown_run", format!("no streamed run `{run_id}` is kept"))
+    })?;
+    let after = last_event_id(&headers)?;
+    Ok(sse(&log.id, Arc::clone(&log).follow(after)))
+}
+
+fn last_event_id(headers: &HeaderMap) -> Result<u64, ApiError> {
+    let Some(value) = headers.get("last-event-id") else {
+        return Ok(0);
+    };
+    let value = value.to_str().ok().and_then(|v| v.trim().parse().ok());
+    value.ok_or_else(|| {
+        ApiError::bad_request("invalid_last_event_id", "Last-Event-ID is not an event id")
+    })
+}
+
+fn sse(run_id: &str, events: impl Stream<Item = Logged> + Send + 'static) -> Response {
+    let events = events.map(|event| Ok::<_, Infallible>(event.to_sse()));
+    let header = [(RUN_ID_HEADER, run_id.to_owned())];
+    (header, Sse::new(events).keep_alive(KeepAlive::default())).into_response()
+}

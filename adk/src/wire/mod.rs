@@ -1,0 +1,240 @@
+//! The versioned JSON form of a run: its events, its result, its errors, and a thread's
+//! state, as the HTTP server streams them and the `adk` command prints them.
+//!
+//! Each [`WireEvent`] is one JSON object with the format version `"v"` and its `"type"`
+//! in snake_case:
+//!
+//! | `type` | from | fields |
+//! |---|---|---|
+//! | `run_started` | the server, first | `run_id`, `agent`, `thread` (when on one) |
+//! | `text_delta` | [`AgentEvent::TextDelta`] | `text` |
+//! | `message` | [`AgentEvent::Message`] | `message` (a [`Message`], tagged by `role`) |
+//! | `filler` | [`AgentEvent::Filler`] | `text` |
+//! | `tool_call_started` | [`AgentEvent::ToolCallStarted`] | `call_id`, `name` |
+//! | `tool_output_chunk` | [`AgentEvent::ToolOutputChunk`] | `call_id`, `name`, `chunk` |
+//! | `tool_result` | [`AgentEvent::ToolResult`] | a [`WireToolResult`]: `call_id`, `name`, `arguments`, `content`, `error` (`{kind, message}`, when it failed), `latency_ms` |
+//! | `interrupt` | [`AgentEvent::Interrupt`] | a [`PendingInterrupt`]: `id`, `call` (when a call interrupted), `payload` |
+//! | `completed` | [`AgentEvent::Completed`], last | a [`WireResult`]: `status`, `final_message`, `messages`, `tool_records`, `iterations`, `model_calls`, `locals`, `interrupts`, `checkpoint` |
+//! | `error` | a failed run ([`AgentError`]), last | a [`WireError`]: `code`, `message` |
+//!
+//! A run's events end with exactly one `completed` or `error`.
+//!
+//! # Versions
+//!
+//! This is version [`VERSION`] (1). Within a version a writer may add event types and
+//! add fields to existing ones; a reader ignores fields it does not know and skips types
+//! it does not know (in Rust they read as [`WireEvent::Unknown`]). Removing or renaming
+//! a field or a type, or changing what one means, makes a new version, and a reader
+//! refuses events of a version it does not read. Error codes are stable in the same way:
+//! see [`AgentError::code`] and [`CheckpointError::code`](crate::checkpoint::CheckpointError::code).
+//!
+//! # Example
+//!
+//! ```
+//! use tower_adk::{AgentEvent, Message};
+//! use tower_adk::wire::WireEvent;
+//! use serde_json::json;
+//!
+//! let event = WireEvent::from(&AgentEvent::TextDelta("Hel".into()));
+//! assert_eq!(serde_json::to_value(&event)?, json!({"v": 1, "type": "text_delta", "text": "Hel"}));
+//!
+//! let read: WireEvent = serde_json::from_value(json!({
+//!     "v": 1,
+//!     "type": "message",
+//!     "message": {"role": "assistant", "content": "Hello"}
+//! }))?;
+//! assert_eq!(read, WireEvent::Message { message: Message::assistant("Hello") });
+//!
+//! // A reader of version 1 refuses version 2.
+//! assert!(serde_json::from_value::<WireEvent>(json!({"v": 2, "type": "filler", "text": "."})).is_err());
+//! # Ok::<_, serde_json::Error>(())
+//! ```
+
+mod error;
+mod result;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+pub use self::error::WireError;
+pub use self::result::{WireResult, WireThread, WireToolError, WireToolResult};
+use crate::interrupt::PendingInterrupt;
+use crate::{AgentError, AgentEvent, Message};
+
+/// The version of the wire form this crate writes and reads.
+pub const VERSION: u32 = 1;
+
+/// One event of a run in its JSON form; see the [module docs](self) for the format.
+///
+/// It serializes with `"v": 1` and its `"type"`; it reads only version 1.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(remote = "Self", tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum WireEvent {
+    /// The run started: the server's id for it (to reconnect with), first of its events.
+    RunStarted {
+        /// The id the server keeps the run's events under.
+        run_id: String,
+        /// The agent's name.
+        agent: String,
+        /// The thread the run is on, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thread: Option<String>,
+    },
+    /// Text from the model, as it streams.
+    TextDelta {
+        /// The text.
+        text: String,
+    },
+    /// The model's whole reply for one turn.
+    Message {
+        /// The reply.
+        message: Message,
+    },
+    /// The text of a reply that also calls tools, shown while they run.
+    Filler {
+        /// The text.
+        text: String,
+    },
+    /// A tool call started.
+    ToolCallStarted {
+        /// The call id.
+        call_id: String,
+        /// The tool name.
+        name: String,
+    },
+    /// A chunk of a streamed tool call's output.
+    ToolOutputChunk {
+        /// The call id.
+        call_id: String,
+        /// The tool name.
+        name: String,
+        /// The chunk.
+        chunk: String,
+    },
+    /// A tool call finished.
+    ToolResult(WireToolResult),
+    /// A tool call or a hook interrupted the run.
+    Interrupt(PendingInterrupt),
+    /// The run finished or stopped at its interrupts: its result.
+    Completed(WireResult),
+    /// The run failed.
+    Error(WireError),
+    /// An event of a type this version does not know (from a newer writer); it
+    /// serializes as `{"type": "unknown"}`.
+    #[serde(other)]
+    Unknown,
+}
+
+impl WireEvent {
+    /// The event's `type`, as in its JSON form (and as the server's SSE `event:` field).
+    ///
+    /// ```
+    /// use tower_adk::AgentEvent;
+    /// use tower_adk::wire::WireEvent;
+    ///
+    /// assert_eq!(WireEvent::from(&AgentEvent::Filler("One moment.".into())).kind(), "filler");
+    /// ```
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WireEvent::RunStarted { .. } => "run_started",
+            WireEvent::TextDelta { .. } => "text_delta",
+            WireEvent::Message { .. } => "message",
+            WireEvent::Filler { .. } => "filler",
+            WireEvent::ToolCallStarted { .. } => "tool_call_started",
+            WireEvent::ToolOutputChunk { .. } => "tool_output_chunk",
+            WireEvent::ToolResult(_) => "tool_result",
+            WireEvent::Interrupt(_) => "interrupt",
+            WireEvent::Completed(_) => "completed",
+            WireEvent::Error(_) => "error",
+            WireEvent::Unknown => "unknown",
+        }
+    }
+
+    /// Whether this is the last event of a run: `completed` or `error`.
+    pub fn is_last(&self) -> bool {
+        matches!(self, WireEvent::Completed(_) | WireEvent::Error(_))
+    }
+}
+
+impl From<&AgentEvent> for WireEvent {
+    fn from(event: &AgentEvent) -> Self {
+        match event {
+            AgentEvent::TextDelta(text) => WireEvent::TextDelta { text: text.clone() },
+            AgentEvent::Message(message) => WireEvent::Message {
+                message: message.clone(),
+            },
+            AgentEvent::Filler(text) => WireEvent::Filler { text: text.clone() },
+            AgentEvent::ToolCallStarted { call_id, name } => WireEvent::ToolCallStarted {
+                call_id: call_id.to_string(),
+                name: name.to_string(),
+            },
+            AgentEvent::ToolOutputChunk {
+                call_id,
+                name,
+                chunk,
+            } => WireEvent::ToolOutputChunk {
+                call_id: call_id.to_string(),
+                name: name.to_string(),
+                chunk: chunk.clone(),
+            },
+            AgentEvent::ToolResult(record) => WireEvent::ToolResult(record.as_ref().into()),
+            AgentEvent::Interrupt(pending) => WireEvent::Interrupt(pending.as_ref().clone()),
+            AgentEvent::Completed(result) => WireEvent::Completed(result.as_ref().into()),
+        }
+    }
+}
+
+impl From<&AgentError> for WireEvent {
+    fn from(error: &AgentError) -> Self {
+        WireEvent::Error(error.into())
+    }
+}
+
+impl Serialize for WireEvent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Versioned {
+            v: VERSION,
+            event: Tagged(self),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for WireEvent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let read = Read::deserialize(deserializer)?;
+        if read.v != VERSION {
+            return Err(D::Error::custom(format_args!(
+                "wire version {} (this version reads {VERSION})",
+                read.v
+            )));
+        }
+        Ok(read.event)
+    }
+}
+
+/// An event as written: the version, then the tagged event.
+#[derive(Serialize)]
+struct Versioned<'a> {
+    v: u32,
+    #[serde(flatten)]
+    event: Tagged<'a>,
+}
+
+/// The event through its derived (remote) form, which has no `v`.
+struct Tagged<'a>(&'a WireEvent);
+
+impl Serialize for Tagged<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        WireEvent::serialize(self.0, serializer)
+    }
+}
+
+/// An event as read: the version, and the tagged event through its derived form.
+#[derive(Deserialize)]
+struct Read {
+    v: u32,
+    #[serde(flatten, deserialize_with = "WireEvent::deserialize")]
+    event: WireEvent,
+}

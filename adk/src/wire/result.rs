@@ -1,0 +1,167 @@
+//! The wire form of what a run gives back: [`WireResult`], [`WireToolResult`], and a
+//! thread's state, [`WireThread`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::checkpoint::{Checkpoint, CheckpointId, CheckpointStatus};
+use crate::interrupt::PendingInterrupt;
+use crate::{AgentResult, Locals, Message, Messages, RunStatus, ToolError, ToolRecord};
+
+/// The record of one tool call in the wire form (the `tool_result` event, and each of a
+/// result's `tool_records`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct WireToolResult {
+    /// The call id.
+    pub call_id: String,
+    /// The tool name.
+    pub name: String,
+    /// The arguments as the model sent them (JSON text).
+    pub arguments: String,
+    /// What the model saw: the output, or the description of the failure.
+    pub content: String,
+    /// The failure (`{"kind": "timeout", "message": "..."}`), when the call failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<WireToolError>,
+    /// How long the call took, in milliseconds.
+    pub latency_ms: f64,
+}
+
+/// A failed tool call's kind (a [`ToolErrorKind`](crate::ToolErrorKind) in snake_case)
+/// and message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct WireToolError {
+    /// The kind of failure ([`ToolErrorKind::as_str`](crate::ToolErrorKind::as_str)),
+    /// e.g. `unknown_tool`, `invalid_arguments`, `timeout`: text, so that a reader
+    /// takes kinds added later.
+    pub kind: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl From<&ToolError> for WireToolError {
+    fn from(error: &ToolError) -> Self {
+        WireToolError {
+            kind: error.kind().as_str().to_owned(),
+            message: error.message().to_owned(),
+        }
+    }
+}
+
+impl From<&ToolRecord> for WireToolResult {
+    fn from(record: &ToolRecord) -> Self {
+        WireToolResult {
+            call_id: record.call_id.clone(),
+            name: record.name.clone(),
+            arguments: record.arguments.clone(),
+            content: record.content.clone(),
+            error: record.error.as_ref().map(WireToolError::from),
+            latency_ms: record.latency.as_secs_f64() * 1000.0,
+        }
+    }
+}
+
+/// A run's final result in the wire form (the `completed` event).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct WireResult {
+    /// `completed`, `degraded` or `interrupted`.
+    pub status: RunStatus,
+    /// The message that ends the run.
+    pub final_message: Message,
+    /// The whole history of the run.
+    pub messages: Messages,
+    /// One record per tool call, in the order of the calls.
+    pub tool_records: Vec<WireToolResult>,
+    /// How many iterations of the loop the run made.
+    pub iterations: usize,
+    /// How many times the model service was called.
+    pub model_calls: usize,
+    /// The run-local values at the end of the run.
+    #[serde(default, skip_serializing_if = "Locals::is_empty")]
+    pub locals: Locals,
+    /// The interrupts that wait for decisions, when `status` is `interrupted`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interrupts: Vec<PendingInterrupt>,
+    /// The checkpoint the run wrote last, in its text form (`thread@version#run`): the
+    /// one to resume an interrupted run from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<String>,
+}
+
+impl From<&AgentResult> for WireResult {
+    fn from(result: &AgentResult) -> Self {
+        WireResult {
+            status: result.status,
+            final_message: result.final_message.clone(),
+            messages: result.messages.clone(),
+            tool_records: result.tool_records.iter().map(Into::into).collect(),
+            iterations: result.iterations,
+            model_calls: result.model_calls,
+            locals: result.locals.clone(),
+            interrupts: result.interrupts.clone(),
+            checkpoint: result.checkpoint.as_ref().map(CheckpointId::to_string),
+        }
+    }
+}
+
+/// Where a thread stands, from its newest checkpoint (see
+/// [`Agent::last_checkpoint`](crate::Agent::last_checkpoint)).
+///
+/// ```
+/// use tower_adk::{Agent, AgentRequest};
+/// use tower_adk::testing::{ScriptedModel, Turn};
+/// use tower_adk::wire::WireThread;
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let agent = Agent::builder(ScriptedModel::new([Turn::text("Hi!")])).build()?;
+/// agent.run(AgentRequest::user("hello").on_thread("t1")).await?;
+///
+/// let (id, checkpoint) = agent.last_checkpoint("t1").await?.unwrap();
+/// let thread = WireThread::new(&id, &checkpoint);
+/// assert_eq!(thread.messages.last().unwrap().content(), "Hi!");
+/// assert!(thread.interrupts.is_empty());
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct WireThread {
+    /// The thread.
+    pub thread: String,
+    /// The newest checkpoint's id, in its text form.
+    pub checkpoint: String,
+    /// Where its last run stands: `running`, `interrupted`, `completed` or `failed`.
+    pub status: CheckpointStatus,
+    /// The thread's history: once its last run completed (or failed), the history the
+    /// next run starts from; while it runs or waits, that run's history as of the
+    /// checkpoint (with the run's instruction first, when it has one).
+    pub messages: Messages,
+    /// The interrupts that wait for decisions, when `status` is `interrupted`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interrupts: Vec<PendingInterrupt>,
+}
+
+impl WireThread {
+    /// The state of the thread whose newest checkpoint is `checkpoint`, named `id`.
+    pub fn new(id: &CheckpointId, checkpoint: &Checkpoint) -> Self {
+        WireThread {
+            thread: id.thread.clone(),
+            checkpoint: id.to_string(),
+            status: checkpoint.status,
+            messages: thread_history(checkpoint),
+            interrupts: checkpoint.interrupts.clone(),
+        }
+    }
+}
+
+/// The history a thread's reader sees: a completed run's record keeps it as the base of
+/// the next run only.
+fn thread_history(checkpoint: &Checkpoint) -> Messages {
+    let run = &checkpoint.run.state().messages;
+    match checkpoint.status {
+        CheckpointStatus::Running | CheckpointStatus::Interrupted if !run.is_empty() => run.clone(),
+        _ => checkpoint.base.clone(),
+    }
+}

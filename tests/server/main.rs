@@ -1,0 +1,165 @@
+//! Agents served over HTTP, through a real socket with real clients (reqwest, curl):
+//! JSON and streamed runs, interrupts resumed over HTTP, threads, identity and role
+//! filters end to end, error codes, replay with `Last-Event-ID`, and disconnects that
+//! cancel their run.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod errors;
+mod identity;
+mod replay;
+mod runs;
+mod threads;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::Router;
+use futures::StreamExt;
+use serde_json::{Value, json};
+use tower_adk::interrupt::Interrupt;
+use tower_adk::{BoxError, Tool, ToolInfo, ToolOutput, ToolRequest};
+
+/// A server on a free port of 127.0.0.1, stopped when dropped.
+struct TestServer {
+    base: String,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl TestServer {
+    async fn start(router: Router) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router).await.unwrap();
+        });
+        TestServer { base, task }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Posts a run body and reads the JSON answer with its status.
+    async fn run(&self, agent: &str, body: Value) -> (u16, Value) {
+        let response = reqwest::Client::new()
+            .post(self.url(&format!("/agents/{agent}/runs")))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        (response.status().as_u16(), response.json().await.unwrap())
+    }
+
+    /// Posts a run body asking for SSE.
+    async fn stream(&self, agent: &str, body: Value) -> reqwest::Response {
+        reqwest::Client::new()
+            .post(self.url(&format!("/agents/{agent}/runs")))
+            .header("accept", "text/event-stream")
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// One server-sent event.
+#[derive(Debug, Clone)]
+struct Sse {
+    event: String,
+    id: u64,
+    data: Value,
+}
+
+/// Reads server-sent events from a response as they come.
+struct SseReader {
+    body: futures::stream::BoxStream<'static, reqwest::Result<axum::body::Bytes>>,
+    buffer: String,
+}
+
+impl SseReader {
+    fn new(response: reqwest::Response) -> Self {
+        SseReader {
+            body: response.bytes_stream().boxed(),
+            buffer: String::new(),
+        }
+    }
+
+    /// The next event, or `None` at the end of the body.
+    async fn next(&mut self) -> Option<Sse> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                if let Some(event) = parse(&block) {
+                    return Some(event);
+                }
+                continue;
+            }
+            let chunk = self.body.next().await?.ok()?;
+            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+
+    /// Every remaining event.
+    async fn all(mut self) -> Vec<Sse> {
+        let mut events = Vec::new();
+        while let Some(event) = self.next().await {
+            events.push(event);
+        }
+        events
+    }
+}
+
+/// An event block; `None` for a comment (a keep-alive).
+fn parse(block: &str) -> Option<Sse> {
+    let (mut event, mut id, mut data) = (None, None, String::new());
+    for line in block.lines() {
+        if let Some(value) = line.strip_prefix("event:") {
+            event = Some(value.trim().to_owned());
+        } else if let Some(value) = line.strip_prefix("id:") {
+            id = value.trim().parse().ok();
+        } else if let Some(value) = line.strip_prefix("data:") {
+            data.push_str(value.trim_start());
+        }
+    }
+    Some(Sse {
+        event: event?,
+        id: id?,
+        data: serde_json::from_str(&data).unwrap(),
+    })
+}
+
+/// How many times each tool ran, and how many of its calls were dropped unfinished.
+#[derive(Clone, Default)]
+struct Counter(Arc<AtomicUsize>);
+
+impl Counter {
+    fn get(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    fn bump(&self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A tool that asks a person before it pays, and pays once approved.
+fn asking_tool(runs: &Counter) -> Tool {
+    let runs = runs.clone();
+    Tool::from_fn(ToolInfo::new("pay", "Pays"), move |request: ToolRequest| {
+        let runs = runs.clone();
+        async move {
+            if request.decision().is_none() {
+                return Err(Interrupt::new(json!({"question": "Pay?"})).into());
+            }
+            runs.bump();
+            Ok::<_, BoxError>(ToolOutput::new("paid"))
+        }
+    })
+}
