@@ -1,12 +1,14 @@
 //! Agents served over HTTP, through a real socket with real clients (reqwest, curl):
 //! JSON and streamed runs, interrupts resumed over HTTP, threads, identity and role
 //! filters end to end, error codes, replay with `Last-Event-ID`, and disconnects that
-//! cancel their run.
+//! cancel their run; the OpenAI-compatible and AG-UI routes through the `openai` package
+//! and the AG-UI SDK (`protocols`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod errors;
 mod identity;
+mod protocols;
 mod replay;
 mod runs;
 mod threads;

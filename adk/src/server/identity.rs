@@ -69,6 +69,11 @@ impl Rejection {
             message: message.into(),
         }
     }
+
+    /// The message for the caller.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
 }
 
 impl IntoResponse for Rejection {
@@ -186,15 +191,19 @@ pub(crate) async fn require_identity(
     request: Request,
     next: Next,
 ) -> Response {
-    let (parts, body) = request.into_parts();
-    match state.identify.identify(&parts).await {
-        Ok(extensions) => {
-            let mut request = Request::from_parts(parts, body);
-            request.extensions_mut().insert(Caller(extensions));
-            next.run(request).await
-        }
+    match identified(&state, request).await {
+        Ok(request) => next.run(request).await,
         Err(rejection) => rejection.into_response(),
     }
+}
+
+/// The request with its [`Caller`] in its extensions, or why it is refused.
+pub(crate) async fn identified(state: &AppState, request: Request) -> Result<Request, Rejection> {
+    let (parts, body) = request.into_parts();
+    let extensions = state.identify.identify(&parts).await?;
+    let mut request = Request::from_parts(parts, body);
+    request.extensions_mut().insert(Caller(extensions));
+    Ok(request)
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@
 //! | `GET /agents/{name}/threads/{thread}` | where the thread stands: `{"v": 1, "thread", "checkpoint", "status", "messages", "interrupts"}` ([`WireThread`](crate::wire::WireThread)) |
 //! | `DELETE /agents/{name}/threads/{thread}` | deletes the thread: 204, or 404 |
 //! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]) |
+//! | `POST /agents/{name}/agui` | a run driven by an AG-UI front end: `RunAgentInput` in, AG-UI events out ([`agui`]) |
+//! | `GET /v1/models`, `POST /v1/chat/completions` | the agents as models of an OpenAI-compatible API ([`openai`]) |
 //!
 //! A run's body is `{"input": "text"}` or `{"messages": [...]}` (each a
 //! [`Message`](crate::Message), tagged by `role`), with an optional `"thread"`; or, to
@@ -73,10 +75,12 @@
 //! ```
 
 mod agents;
+pub mod agui;
 mod body;
 mod error;
 mod identity;
 mod log;
+pub mod openai;
 mod router;
 mod runs;
 mod threads;
@@ -150,6 +154,7 @@ impl Server {
             identify: self.identify,
             logs: RunLogs::new(self.replay),
             readiness: self.readiness,
+            created: openai::unix_now(),
         }))
     }
 }

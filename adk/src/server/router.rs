@@ -7,12 +7,12 @@ use std::sync::Arc;
 use axum::Router;
 use axum::http::StatusCode;
 use axum::middleware;
-use axum::routing::get;
+use axum::routing::{get, post};
 use serde::Serialize;
 
 use super::identity::{self, DynIdentify};
 use super::log::RunLogs;
-use super::{ApiError, Readiness, ServedAgent, agents, runs, threads};
+use super::{ApiError, Readiness, ServedAgent, agents, agui, openai, runs, threads};
 use crate::Agent;
 use crate::wire::VERSION;
 
@@ -25,6 +25,8 @@ pub(crate) struct Shared {
     pub(crate) identify: Box<dyn DynIdentify>,
     pub(crate) logs: RunLogs,
     pub(crate) readiness: Readiness,
+    /// When the router was made, in seconds since the Unix epoch (the models' `created`).
+    pub(crate) created: u64,
 }
 
 impl AppState {
@@ -66,13 +68,15 @@ impl<T> Versioned<T> {
     }
 }
 
-/// The server's routes: the agent routes behind the identity middleware, health and
-/// readiness without it, and JSON errors for unknown paths and methods.
+/// The server's routes: the agent routes (AG-UI's among them) and the OpenAI-compatible
+/// ones behind the identity middleware, health and readiness without it, and JSON errors
+/// for unknown paths and methods.
 pub(crate) fn routes(state: AppState) -> Router {
     let agents = Router::new()
         .route("/agents", get(agents::list))
-        .route("/agents/{name}/runs", axum::routing::post(runs::start))
+        .route("/agents/{name}/runs", post(runs::start))
         .route("/agents/{name}/runs/{run_id}/events", get(runs::events))
+        .route("/agents/{name}/agui", post(agui::run))
         .route(
             "/agents/{name}/threads/{thread}",
             get(threads::show).delete(threads::delete),
@@ -81,10 +85,18 @@ pub(crate) fn routes(state: AppState) -> Router {
             state.clone(),
             identity::require_identity,
         ));
+    let openai = Router::new()
+        .route("/v1/models", get(openai::models))
+        .route("/v1/chat/completions", post(openai::chat_completions))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            openai::require_identity,
+        ));
     Router::new()
         .route("/healthz", get(agents::health))
         .route("/readyz", get(agents::ready))
         .merge(agents)
+        .merge(openai)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)

@@ -1,0 +1,186 @@
+//! The AG-UI route: `POST /agents/{name}/agui` takes AG-UI's `RunAgentInput` and streams
+//! the run as AG-UI events, so AG-UI front ends (CopilotKit and the AG-UI clients) drive
+//! the agent.
+//!
+//! The route sits beside the agent's own routes, behind the server's
+//! [`Identify`](super::Identify) like them; its answer is always a stream (`text/event-stream`,
+//! one `data:` line per event, no `event:` names, as AG-UI's HTTP transport reads it).
+//! Field names and values below are those of AG-UI 1.0 as its SDK's models spell them
+//! (the `ag-ui-protocol` package, whose models the tests validate every event with).
+//!
+//! # Input
+//!
+//! `RunAgentInput` is `{threadId, runId, messages, tools, context, state,
+//! forwardedProps, resume}`; only `threadId`, `runId` and `messages` are required.
+//!
+//! - `messages` are "the conversation so far": the run's input, after the agent's own
+//!   instruction (`developer` and `system` as system messages, `user`, `assistant` with
+//!   its `toolCalls`, `tool` with its `toolCallId`; text content or `text` parts; other
+//!   roles, such as `activity` and `reasoning`, are read past). The server keeps no
+//!   thread for AG-UI runs: the client holds the conversation, as AG-UI intends.
+//! - `context` entries (`{description, value}`) come first, as one system message.
+//! - `threadId`, `runId`, `state` and `forwardedProps` go into the run's extensions as an
+//!   [`AgUiRun`], for handlers and tools to read.
+//! - `tools` (the front end's tools) are not offered to the model: the agent calls its
+//!   own tools.
+//!
+//! # Events
+//!
+//! | AG-UI event | from |
+//! |---|---|
+//! | `RUN_STARTED` `{threadId, runId}` | first, as soon as the run is started |
+//! | `TEXT_MESSAGE_START` `{messageId, role: "assistant"}`, `TEXT_MESSAGE_CONTENT` `{messageId, delta}`, `TEXT_MESSAGE_END` `{messageId}` | the model's text as it streams (a turn that does not stream sends its whole text as one content) |
+//! | `TOOL_CALL_START` `{toolCallId, toolCallName, parentMessageId}`, `TOOL_CALL_ARGS` `{toolCallId, delta}`, `TOOL_CALL_END` `{toolCallId}` | each tool call of a model turn, once the turn is complete (the arguments as one delta) |
+//! | `TOOL_CALL_RESULT` `{messageId, toolCallId, content, role: "tool"}` | each finished call (a failed one too: `content` is what the model read) |
+//! | `RUN_FINISHED` `{threadId, runId, result, outcome: {type: "success"}}` | a completed run; `result` is the final message's text |
+//! | `RUN_FINISHED` `{threadId, runId, outcome: {type: "interrupt", interrupts}}` | a run stopped at its interrupts (below) |
+//! | `RUN_ERROR` `{message, code}` | a failed run, with the stable code of [`ApiError`] |
+//!
+//! Tool output chunks and filler messages have no AG-UI event and are not sent. A
+//! request that is refused before its run starts (unknown agent, a body that is not a
+//! `RunAgentInput`, resume ids this server did not send) gets the server's JSON error
+//! and status instead of a stream; a run that fails once started, a refused resume
+//! included (a used checkpoint, a missing decision), ends with `RUN_ERROR`.
+//!
+//! # Interrupts and resume
+//!
+//! AG-UI 1.0: "A run that needs outside input ends with `RUN_FINISHED` whose `outcome` is
+//! the interrupt outcome, carrying one or more `Interrupt` objects", and "Each
+//! interrupt's id MUST be unique within the run; a resume entry answers it by this id."
+//! Each of our [pending interrupts](crate::interrupt::PendingInterrupt) is one
+//! `Interrupt`:
+//!
+//! - `id`: the run's checkpoint and the interrupt's own id, `CHECKPOINT|ID`: opaque to
+//!   the client, and all the server needs to resume, in this process or another one that
+//!   shares the agent's store;
+//! - `reason`: `"tool_call"` for a tool call (with `toolCallId`), `"hook"` for a hook;
+//! - `message`: the payload when it is a string, else its `message` or `question` field;
+//! - `metadata`: `{"payload": the interrupt's payload, "adkInterruptId": its own id}`.
+//!
+//! The client resumes with a new run whose input carries `resume: [{interruptId, status,
+//! payload}]`, one entry per interrupt (its `messages` are read past: the checkpoint
+//! holds the conversation). Each entry becomes a [`Decision`](crate::interrupt::Decision):
+//!
+//! | entry | decision |
+//! |---|---|
+//! | `status: "cancelled"` | `Reject`, with `payload.reason` or "the user cancelled the call" |
+//! | `resolved`, no payload, or `{"approved": true}` | `Approve` |
+//! | `resolved`, `{"approved": false, "reason"?}` | `Reject` |
+//! | `resolved`, `{"arguments": {...}}` (with or without `approved: true`) | `Edit` with those arguments |
+//! | `resolved`, any other payload | `Respond` with the payload as the answer |
+//!
+//! # Example
+//!
+//! ```
+//! use axum::body::Body;
+//! use http::Request;
+//! use tower::ServiceExt;
+//! use tower_adk::Agent;
+//! use tower_adk::server::Server;
+//! use tower_adk::testing::{ScriptedModel, Turn};
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let agent = Agent::builder(ScriptedModel::per_run([Turn::text("Hello!")])).build()?;
+//! let router = Server::new().agent("greeter", agent).into_router();
+//!
+//! let input = r#"{"threadId": "t1", "runId": "r1", "messages": [{"id": "m1", "role": "user", "content": "Hi"}]}"#;
+//! let response = router.oneshot(Request::post("/agents/greeter/agui").body(Body::from(input))?).await?;
+//! let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await?;
+//! let types: Vec<String> = String::from_utf8(bytes.to_vec())?
+//!     .lines()
+//!     .filter_map(|line| line.strip_prefix("data: "))
+//!     .map(|data| serde_json::from_str::<serde_json::Value>(data).unwrap()["type"].as_str().unwrap().to_owned())
+//!     .collect();
+//! assert_eq!(types, [
+//!     "RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED",
+//! ]);
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+mod events;
+mod input;
+
+use std::convert::Infallible;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::{Stream, StreamExt};
+use serde_json::Value;
+
+use self::events::{AgUiEvent, Translate};
+use self::input::RunAgentInput;
+use super::ApiError;
+use super::identity::Caller;
+use super::router::AppState;
+use crate::AgentRun;
+
+/// The AG-UI input of a run started through `POST /agents/{name}/agui`, in the run's
+/// extensions: what a handler or a tool reads of the front end's state.
+///
+/// ```
+/// use tower_adk::RunContext;
+/// use tower_adk::server::agui::AgUiRun;
+///
+/// fn thread_of(ctx: &RunContext) -> Option<&str> {
+///     ctx.extensions().get::<AgUiRun>().map(|run| run.thread_id.as_str())
+/// }
+/// # let _ = thread_of;
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct AgUiRun {
+    /// The input's `threadId`.
+    pub thread_id: String,
+    /// The input's `runId`.
+    pub run_id: String,
+    /// The input's `state` (`null` when it has none).
+    pub state: Value,
+    /// The input's `forwardedProps` (`null` when it has none).
+    pub forwarded_props: Value,
+}
+
+/// `POST /agents/{name}/agui`: a run, streamed as AG-UI events.
+pub(crate) async fn run(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    axum::Extension(caller): axum::Extension<Caller>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let served = state.served(&name)?;
+    let input = RunAgentInput::parse(&body)?;
+    let translate = Translate::new(input.thread_id.clone(), input.run_id.clone());
+    let mut request = input.into_request()?;
+    request.extensions_mut().extend(caller.0);
+    let run = served.start(request).await?;
+    let events = stream(translate, run).map(|event| {
+        let data = serde_json::to_string(&event).unwrap_or_default();
+        Ok::<_, Infallible>(Event::default().data(data))
+    });
+    Ok(Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response())
+}
+
+/// `RUN_STARTED`, the run's events, then `RUN_FINISHED` or `RUN_ERROR`. Dropping it (the
+/// client went away) drops the run.
+fn stream(mut translate: Translate, mut run: AgentRun) -> impl Stream<Item = AgUiEvent> {
+    async_stream::stream! {
+        yield translate.started();
+        while let Some(event) = run.next().await {
+            match event {
+                Ok(event) => {
+                    for event in translate.on_event(&event) {
+                        yield event;
+                    }
+                }
+                Err(error) => {
+                    yield translate.error(&error);
+                    return;
+                }
+            }
+        }
+    }
+}
