@@ -65,11 +65,3 @@ impl ResumeBody {
 fn invalid(message: &str) -> ApiError {
     ApiError::bad_request("invalid_body", message)
 }
-
-/// The name of the tool an earlier assistant message called with `call_id` (a tool
-/// message of the OpenAI API or AG-UI carries only the id).
-pub(crate) fn tool_name(messages: &[Message], call_id: &str) -> String {
-    let mut calls = messages.iter().rev().flat_map(Message::tool_calls);
-    let call = calls.find(|call| call.id == call_id);
-    call.map(|call| call.name.clone()).unwrap_or_default()
-}

@@ -77,6 +77,7 @@
 mod agents;
 pub mod agui;
 mod body;
+mod chat;
 mod error;
 mod identity;
 mod log;

@@ -10,8 +10,8 @@ use super::AgUiRun;
 use crate::checkpoint::CheckpointId;
 use crate::interrupt::Decision;
 use crate::server::ApiError;
-use crate::server::body::tool_name;
-use crate::{AgentRequest, Message, ToolCall};
+use crate::server::chat::{self, ChatMessage};
+use crate::{AgentRequest, Message};
 
 /// `RunAgentInput`: only `threadId`, `runId` and `messages` are required.
 #[derive(Debug, Deserialize)]
@@ -19,7 +19,7 @@ use crate::{AgentRequest, Message, ToolCall};
 pub(crate) struct RunAgentInput {
     pub(crate) thread_id: String,
     pub(crate) run_id: String,
-    messages: Vec<AgUiMessage>,
+    messages: Vec<ChatMessage>,
     #[serde(default)]
     context: Vec<Context>,
     #[serde(default)]
@@ -28,64 +28,6 @@ pub(crate) struct RunAgentInput {
     forwarded_props: Value,
     #[serde(default)]
     resume: Vec<ResumeEntry>,
-}
-
-/// A message by its `role`. Activity and reasoning messages are read past.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "role", rename_all = "camelCase")]
-enum AgUiMessage {
-    Developer {
-        content: Content,
-    },
-    System {
-        content: Content,
-    },
-    User {
-        content: Content,
-    },
-    #[serde(rename_all = "camelCase")]
-    Assistant {
-        #[serde(default)]
-        content: Option<Content>,
-        #[serde(default)]
-        tool_calls: Vec<AgUiToolCall>,
-    },
-    #[serde(rename_all = "camelCase")]
-    Tool {
-        tool_call_id: String,
-        content: Content,
-    },
-    #[serde(other)]
-    Other,
-}
-
-/// Text, or a list of parts of which the text parts are read.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum Content {
-    Text(String),
-    Parts(Vec<Part>),
-}
-
-#[derive(Debug, Deserialize)]
-struct Part {
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(default)]
-    text: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct AgUiToolCall {
-    id: String,
-    function: Function,
-}
-
-#[derive(Debug, Deserialize)]
-struct Function {
-    name: String,
-    #[serde(default)]
-    arguments: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -146,52 +88,12 @@ impl RunAgentInput {
                 .map(|c| format!("{}: {}", c.description, c.value));
             messages.push(Message::system(lines.collect::<Vec<_>>().join("\n")));
         }
-        for message in &self.messages {
-            let message = match message {
-                AgUiMessage::Developer { content } | AgUiMessage::System { content } => {
-                    Message::system(content.text()?)
-                }
-                AgUiMessage::User { content } => Message::user(content.text()?),
-                AgUiMessage::Assistant {
-                    content,
-                    tool_calls,
-                } => {
-                    let text = content.as_ref().map(Content::text).transpose()?;
-                    let calls = tool_calls.iter().map(|call| {
-                        ToolCall::raw(&call.id, &call.function.name, &call.function.arguments)
-                    });
-                    Message::assistant_with_calls(text.unwrap_or_default(), calls.collect())
-                }
-                AgUiMessage::Tool {
-                    tool_call_id,
-                    content,
-                } => {
-                    let name = tool_name(&messages, tool_call_id);
-                    Message::tool(tool_call_id, name, content.text()?)
-                }
-                AgUiMessage::Other => continue,
-            };
-            messages.push(message);
-        }
+        // Activity and reasoning messages are read past.
+        let chat = self.messages.iter();
+        let chat = chat.filter(|m| !matches!(m, ChatMessage::Other));
+        chat::append(chat, &mut messages)
+            .map_err(|e| ApiError::bad_request("invalid_body", e.message()))?;
         Ok(messages)
-    }
-}
-
-impl Content {
-    fn text(&self) -> Result<String, ApiError> {
-        match self {
-            Content::Text(text) => Ok(text.clone()),
-            Content::Parts(parts) => parts
-                .iter()
-                .map(|part| match part.kind.as_str() {
-                    "text" => Ok(part.text.as_str()),
-                    other => Err(ApiError::bad_request(
-                        "invalid_body",
-                        format!("content parts of type `{other}` are not supported, only `text`"),
-                    )),
-                })
-                .collect(),
-        }
     }
 }
 
