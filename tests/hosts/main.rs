@@ -12,19 +12,21 @@
 
 #[path = "../stores/servers.rs"]
 mod servers;
+#[path = "../support/workers.rs"]
+mod workers;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use self::workers::{AskBefore, logged, open, runs_of, unique};
+
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tower_adk::checkpoint::{CheckpointStore, PostgresStore, RedisStore};
-use tower_adk::interrupt::Interrupt;
+use tower_adk::checkpoint::CheckpointStore;
 use tower_adk::server::{ServedAgent, Server};
 use tower_adk::testing::{ScriptedModel, Turn};
-use tower_adk::{Agent, BoxError, Handler, HandlerLayer, Tool, ToolCallNext};
-use tower_adk::{ToolInfo, ToolOutput, ToolRequest, ToolResponse};
+use tower_adk::{Agent, HandlerLayer};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -57,7 +59,7 @@ async fn cases() {
 
 async fn interrupted_here_resumed_there(hosts: &Hosts, log: &Path) {
     let [a, b] = &hosts.urls;
-    let thread = format!("approval-{}", uuid_like());
+    let thread = format!("approval-{}", unique());
     let before = runs_of(log, "transfer");
 
     let (status, stopped) = run(a, json!({"input": "send 5 to bob", "thread": thread})).await;
@@ -104,7 +106,7 @@ async fn interrupted_here_resumed_there(hosts: &Hosts, log: &Path) {
 /// "you're welcome" and "goodbye" only if it read what the other host wrote.
 async fn thread_goes_on_through_either(hosts: &Hosts, log: &Path) {
     let [a, b] = &hosts.urls;
-    let thread = format!("chat-{}", uuid_like());
+    let thread = format!("chat-{}", unique());
     let before = runs_of(log, "transfer");
 
     let (_, stopped) = run(a, json!({"input": "send 5 to bob", "thread": thread})).await;
@@ -160,21 +162,6 @@ async fn run(host: &str, body: Value) -> (u16, Value) {
         .await
         .unwrap();
     (response.status().as_u16(), response.json().await.unwrap())
-}
-
-/// How many times the tool `name` ran, on either host, as the log says.
-fn runs_of(log: &Path, name: &str) -> usize {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    text.lines().filter(|line| *line == name).count()
-}
-
-/// A name no earlier run of the tests used (the databases live as long as the servers).
-fn uuid_like() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{}-{nanos}", std::process::id())
 }
 
 /// Two hosts on one store, killed when dropped.
@@ -243,14 +230,6 @@ async fn worker(args: &[String]) {
     axum::serve(listener, router).await.unwrap();
 }
 
-async fn open(store: &str) -> Arc<dyn CheckpointStore> {
-    if store.starts_with("postgres") {
-        Arc::new(PostgresStore::connect(store).await.unwrap())
-    } else {
-        Arc::new(RedisStore::connect(store).await.unwrap())
-    }
-}
-
 /// A bank agent: a transfer that needs approval, then small talk. Any host answers any
 /// turn, by the number of assistant messages in the history it is sent.
 fn bank(store: Arc<dyn CheckpointStore>, log: &Path) -> Agent {
@@ -266,41 +245,4 @@ fn bank(store: Arc<dyn CheckpointStore>, log: &Path) -> Agent {
         .tool(logged("transfer", log))
         .build()
         .unwrap()
-}
-
-/// A tool that writes its name to the log each time it runs, whichever host runs it.
-fn logged(name: &'static str, log: &Path) -> Tool {
-    let log = log.to_owned();
-    Tool::from_fn(
-        ToolInfo::new(name, "Logs its runs"),
-        move |_: ToolRequest| {
-            let log = log.clone();
-            async move {
-                let mut file = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(&log)?;
-                writeln!(file, "{name}")?;
-                file.sync_all()?;
-                Ok::<_, std::io::Error>(ToolOutput::new(format!("{name} done")))
-            }
-        },
-    )
-}
-
-/// Asks before every transfer: interrupts until the call comes back with a decision.
-#[derive(Debug, Clone)]
-struct AskBefore;
-
-impl Handler for AskBefore {
-    async fn wrap_tool(
-        &self,
-        request: ToolRequest,
-        next: ToolCallNext,
-    ) -> Result<ToolResponse, BoxError> {
-        if request.name == "transfer" && request.decision().is_none() {
-            return Err(Interrupt::new(json!({"approve": request.arguments})).into());
-        }
-        next.run(request).await
-    }
 }

@@ -12,8 +12,11 @@
 
 #[path = "../stores/servers.rs"]
 mod servers;
+#[path = "../support/workers.rs"]
+mod workers;
 
-use std::io::Write;
+use self::workers::{AskBefore, logged, open, runs_of, unique};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -21,11 +24,9 @@ use std::time::Duration;
 
 use serde_json::json;
 use tower_adk::checkpoint::{CheckpointId, CheckpointStatus, CheckpointStore};
-use tower_adk::checkpoint::{PostgresStore, RedisStore, SqliteStore};
-use tower_adk::interrupt::{Decision, Interrupt};
+use tower_adk::interrupt::Decision;
 use tower_adk::testing::{ScriptedModel, Turn};
-use tower_adk::{Agent, AgentRequest, BoxError, Handler, RunStatus, Tool, ToolCallNext};
-use tower_adk::{ToolInfo, ToolOutput, ToolRequest, ToolResponse};
+use tower_adk::{Agent, AgentRequest, RunStatus};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -76,7 +77,7 @@ fn run_worker(args: &[&str]) -> String {
 }
 
 async fn interrupted_here_resumed_there(store: &str, dir: &Path) {
-    let thread = format!("approval-{}", uuid_like());
+    let thread = format!("approval-{}", unique());
     let log = dir.join(format!("{thread}.log"));
     let log_arg = log.to_str().unwrap();
     let stopped = run_worker(&[store, "start", &thread, log_arg]);
@@ -105,7 +106,7 @@ async fn interrupted_here_resumed_there(store: &str, dir: &Path) {
 }
 
 async fn killed_between_turns_taken_over(store: &str, dir: &Path) {
-    let thread = format!("durable-{}", uuid_like());
+    let thread = format!("durable-{}", unique());
     let log = dir.join(format!("{thread}.log"));
     let log_arg = log.to_str().unwrap();
     let mut first = Command::new(std::env::current_exe().unwrap())
@@ -142,31 +143,6 @@ async fn killed_between_turns_taken_over(store: &str, dir: &Path) {
         (1, 1),
         "no tool ran twice"
     );
-}
-
-/// How many times the tool `name` ran, as its log says.
-fn runs_of(log: &Path, name: &str) -> usize {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    text.lines().filter(|line| *line == name).count()
-}
-
-/// A name no earlier run of the tests used (the databases live as long as the servers).
-fn uuid_like() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    format!("{}-{nanos}", std::process::id())
-}
-
-async fn open(store: &str) -> Arc<dyn CheckpointStore> {
-    if let Some(path) = store.strip_prefix("sqlite:") {
-        Arc::new(SqliteStore::open(path).await.unwrap())
-    } else if store.starts_with("postgres") {
-        Arc::new(PostgresStore::connect(store).await.unwrap())
-    } else {
-        Arc::new(RedisStore::connect(store).await.unwrap())
-    }
 }
 
 // --- The workers ---
@@ -259,40 +235,4 @@ fn durable(model: ScriptedModel, store: Arc<dyn CheckpointStore>, log: &Path) ->
         .tool(logged("second", log))
         .build()
         .unwrap()
-}
-
-/// A tool that writes its name to the log each time it runs, whichever process runs it.
-fn logged(name: &'static str, log: &Path) -> Tool {
-    let log = log.to_owned();
-    Tool::from_fn(
-        ToolInfo::new(name, "Logs its runs"),
-        move |_: ToolRequest| {
-            let log = log.clone();
-            async move {
-                let mut file = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(&log)?;
-                writeln!(file, "{name}")?;
-                file.sync_all()?;
-                Ok::<_, std::io::Error>(ToolOutput::new(format!("{name} done")))
-            }
-        },
-    )
-}
-
-/// Asks before every transfer.
-struct AskBefore;
-
-impl Handler for AskBefore {
-    async fn wrap_tool(
-        &self,
-        request: ToolRequest,
-        next: ToolCallNext,
-    ) -> Result<ToolResponse, BoxError> {
-        if request.name == "transfer" && request.decision().is_none() {
-            return Err(Interrupt::new(json!({"approve": request.arguments})).into());
-        }
-        next.run(request).await
-    }
 }
