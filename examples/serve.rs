@@ -1,5 +1,6 @@
 //! Two agents served over HTTP on the scripted model: `support` (a tool that streams and
-//! a refund that only admins have) and `bank` (a payment that waits for approval).
+//! a refund that only admins have) and `bank` (a payment that waits for approval), with
+//! the chat page at `/` (open `http://127.0.0.1:3000/#token=admin-token` in a browser).
 //!
 //! ```sh
 //! PORT=3000 cargo run --example serve --features server
@@ -26,6 +27,7 @@ fn support() -> Result<ServedAgent, BoxError> {
     let model = ScriptedModel::per_run([
         Turn::text("Let me track it.").with_call("c1", "track", json!({"order": 7})),
         Turn::stream(["Order 7 ", "arrives ", "tomorrow."]),
+        Turn::text("Anything else?"), // a second message on the page's thread
     ]);
     let agent = Agent::builder(model)
         .name("support")
@@ -57,6 +59,7 @@ fn bank() -> Result<ServedAgent, BoxError> {
     let model = ScriptedModel::per_run([
         Turn::call("c1", "pay", json!({"to": "Bob"})),
         Turn::text("Paid."),
+        Turn::text("Anything else?"),
     ]);
     let agent = Agent::builder(model).name("bank").tool(pay).build()?;
     Ok(ServedAgent::new(agent).description("Pays, once a person approves"))
@@ -71,6 +74,7 @@ async fn main() -> Result<(), BoxError> {
         .agent("support", support()?)
         .agent("bank", bank()?)
         .identify(tokens)
+        .page(true)
         .into_router();
     let port = std::env::var("PORT")
         .ok()
@@ -78,6 +82,10 @@ async fn main() -> Result<(), BoxError> {
         .unwrap_or(0u16);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("listening on http://{}", listener.local_addr()?);
+    println!(
+        "chat page: http://{}/#token=admin-token",
+        listener.local_addr()?
+    );
     axum::serve(listener, router).await?;
     Ok(())
 }

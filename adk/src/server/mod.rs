@@ -10,6 +10,7 @@
 //! | `GET /agents/{name}/runs/{run_id}/events` | a streamed run's events after `Last-Event-ID`, then live until it ends |
 //! | `GET /agents/{name}/threads/{thread}` | where the thread stands: `{"v": 1, "thread", "checkpoint", "status", "messages", "interrupts"}` ([`WireThread`](crate::wire::WireThread)) |
 //! | `DELETE /agents/{name}/threads/{thread}` | deletes the thread: 204, or 404 |
+//! | `GET /` | a chat page for the agents, when [`Server::page`] turns it on |
 //! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]) |
 //! | `POST /agents/{name}/agui` | a run driven by an AG-UI front end: `RunAgentInput` in, AG-UI events out ([`agui`]) |
 //! | `GET /v1/models`, `POST /v1/chat/completions` | the agents as models of an OpenAI-compatible API ([`openai`]) |
@@ -26,8 +27,8 @@
 //!
 //! # Identity
 //!
-//! Before anything else (except health and readiness), the server's [`Identify`] turns
-//! the request into typed values that go into the extensions of the runs it starts, so
+//! Before anything else (except health, readiness and the page), the server's
+//! [`Identify`] turns the request into typed values for the extensions of its runs, so
 //! role filters, policies and approvals see the caller ([`BearerTokens`] maps tokens to
 //! a typed role). A request it refuses gets 401 and starts nothing.
 //!
@@ -82,6 +83,7 @@ mod error;
 mod identity;
 mod log;
 pub mod openai;
+mod page;
 mod router;
 mod runs;
 mod threads;
@@ -111,6 +113,7 @@ pub struct Server {
     identify: Box<dyn identity::DynIdentify>,
     replay: ReplayLimits,
     readiness: Readiness,
+    page: bool,
 }
 
 impl Server {
@@ -121,6 +124,7 @@ impl Server {
             identify: Box::new(Anonymous),
             replay: ReplayLimits::default(),
             readiness: Readiness::new(),
+            page: false,
         }
     }
 
@@ -143,6 +147,32 @@ impl Server {
         self
     }
 
+    /// Whether `GET /` serves a chat page for the agents (default: no).
+    ///
+    /// The page is one self-contained HTML file built into the binary (nothing loaded
+    /// from elsewhere, so it works offline). It asks for a bearer token, or takes one
+    /// from the URL's fragment (`/#token=...`, which browsers never send to the server);
+    /// lists the agents of `GET /agents`; and chats with the one picked, on a thread of
+    /// its own across turns, showing the text and tool chunks of each streamed run as
+    /// they arrive. A call that waits for approval gets Approve and Reject buttons, which
+    /// resume the run with the decision.
+    ///
+    /// The page itself carries no data, so it is served without identity; the API calls
+    /// it makes go through [`Identify`] like any other. Its `Content-Security-Policy`
+    /// lets it talk to its own origin only. It calls the API relative to its own
+    /// address, so it works in a nested router too when opened with a trailing `/`.
+    ///
+    /// ```
+    /// use tower_adk::server::Server;
+    ///
+    /// let router = Server::new().page(true).into_router();
+    /// # let _ = router;
+    /// ```
+    pub fn page(mut self, serve: bool) -> Self {
+        self.page = serve;
+        self
+    }
+
     /// What `GET /readyz` answers; set it to not ready to drain the process.
     pub fn readiness(&self) -> Readiness {
         self.readiness.clone()
@@ -156,6 +186,7 @@ impl Server {
             logs: RunLogs::new(self.replay),
             readiness: self.readiness,
             created: openai::unix_now(),
+            page: self.page,
         }))
     }
 }
@@ -171,6 +202,7 @@ impl fmt::Debug for Server {
         f.debug_struct("Server")
             .field("agents", &self.agents.keys().collect::<Vec<_>>())
             .field("replay", &self.replay)
+            .field("page", &self.page)
             .finish_non_exhaustive()
     }
 }

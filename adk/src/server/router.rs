@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::identity::{self, DynIdentify};
 use super::log::RunLogs;
-use super::{ApiError, Readiness, ServedAgent, agents, agui, openai, runs, threads};
+use super::{ApiError, Readiness, ServedAgent, agents, agui, openai, page, runs, threads};
 use crate::Agent;
 use crate::wire::VERSION;
 
@@ -27,6 +27,8 @@ pub(crate) struct Shared {
     pub(crate) readiness: Readiness,
     /// When the router was made, in seconds since the Unix epoch (the models' `created`).
     pub(crate) created: u64,
+    /// Whether `GET /` serves the chat page.
+    pub(crate) page: bool,
 }
 
 impl AppState {
@@ -69,8 +71,8 @@ impl<T> Versioned<T> {
 }
 
 /// The server's routes: the agent routes (AG-UI's among them) and the OpenAI-compatible
-/// ones behind the identity middleware, health and readiness without it, and JSON errors
-/// for unknown paths and methods.
+/// ones behind the identity middleware, health, readiness and the page (when on) without
+/// it, and JSON errors for unknown paths and methods.
 pub(crate) fn routes(state: AppState) -> Router {
     let agents = Router::new()
         .route("/agents", get(agents::list))
@@ -92,10 +94,13 @@ pub(crate) fn routes(state: AppState) -> Router {
             state.clone(),
             openai::require_identity,
         ));
-    Router::new()
+    let mut open = Router::new()
         .route("/healthz", get(agents::health))
-        .route("/readyz", get(agents::ready))
-        .merge(agents)
+        .route("/readyz", get(agents::ready));
+    if state.page {
+        open = open.route("/", get(page::show));
+    }
+    open.merge(agents)
         .merge(openai)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

@@ -1,0 +1,28 @@
+//! `GET /`: the chat page that [`Server::page`](super::Server::page) turns on, one
+//! self-contained HTML file (`page.html`) built into the binary.
+
+use axum::http::HeaderValue;
+use axum::http::header::{
+    CACHE_CONTROL, CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS,
+};
+use axum::response::{Html, IntoResponse, Response};
+
+/// The page: no build step, nothing loaded from elsewhere.
+const PAGE: &str = include_str!("page.html");
+
+/// Its inline script and style only; requests to its own origin only; no frames, no
+/// form posts, no `<base>`.
+const POLICY: &str = "default-src 'none'; script-src 'unsafe-inline'; \
+    style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; \
+    frame-ancestors 'none'";
+
+/// Serves the page.
+pub(crate) async fn show() -> Response {
+    let headers = [
+        (CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY)),
+        (X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+        (REFERRER_POLICY, HeaderValue::from_static("no-referrer")),
+        (CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+    ];
+    (headers, Html(PAGE)).into_response()
+}
