@@ -2,10 +2,11 @@
 //! JSON and streamed runs, interrupts resumed over HTTP, threads, identity and role
 //! filters end to end, error codes, replay with `Last-Event-ID`, and disconnects that
 //! cancel their run; the OpenAI-compatible and AG-UI routes through the `openai` package
-//! and the AG-UI SDK (`protocols`).
+//! and the AG-UI SDK (`protocols`); the chat page in a headless Chromium (`browser`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod browser;
 mod errors;
 mod identity;
 mod protocols;
