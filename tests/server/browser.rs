@@ -80,7 +80,7 @@ fn gated_tool(gate: &Arc<Semaphore>) -> Tool {
 }
 
 #[tokio::test]
-async fn the_page_is_served_only_when_asked_for_without_identity() {
+async fn the_page_is_off_by_default_and_served_without_identity_when_on() {
     let plain = Server::new().identify(BearerTokens::<Admin>::new());
     let plain = TestServer::start(plain.into_router()).await;
     let with_page = Server::new()
@@ -111,12 +111,12 @@ async fn the_page_lists_the_agents_once_given_a_valid_token() {
     let server = agents_server(&Arc::new(Semaphore::new(0)), &Counter::default()).await;
     let browser = Browser::open(&server.url("/")).await;
 
-    browser.wait_text("#status", "unauthorized").await;
+    browser.wait_status("unauthorized").await;
     assert!(browser.is_hidden("#chat").await);
     browser.type_into("#token", "admin-token").await;
     browser.click("#connect button").await;
 
-    browser.wait_text("#status", "2 agent(s) available.").await;
+    browser.wait_status("2 agent(s) available.").await;
     let options = browser
         .eval("return Array.from(document.querySelectorAll('#agent option'), o => o.value)")
         .await;
@@ -130,7 +130,7 @@ async fn a_message_shows_tool_chunks_while_the_tool_runs_then_the_final_text() {
     let gate = Arc::new(Semaphore::new(0));
     let server = agents_server(&gate, &Counter::default()).await;
     let browser = Browser::open(&server.url("/#token=admin-token")).await;
-    browser.wait_text("#status", "2 agent(s) available.").await;
+    browser.wait_status("2 agent(s) available.").await;
 
     browser.choose_agent("support").await;
     browser.say("Where is order 7?").await;
@@ -160,7 +160,7 @@ async fn a_message_shows_tool_chunks_while_the_tool_runs_then_the_final_text() {
             "Order 7 arrives tomorrow.",
         )
         .await;
-    browser.wait_text("#status", "Run completed.").await;
+    browser.wait_status("Run completed.").await;
     assert_eq!(
         browser.text("#transcript .user .text").await,
         "Where is order 7?"
@@ -173,11 +173,11 @@ async fn the_page_keeps_one_thread_across_turns() {
     let gate = Arc::new(Semaphore::new(1));
     let server = agents_server(&gate, &Counter::default()).await;
     let browser = Browser::open(&server.url("/#token=admin-token")).await;
-    browser.wait_text("#status", "2 agent(s) available.").await;
+    browser.wait_status("2 agent(s) available.").await;
     browser.choose_agent("support").await;
 
     browser.say("Where is order 7?").await;
-    browser.wait_text("#status", "Run completed.").await;
+    browser.wait_status("Run completed.").await;
     browser.say("And order 8?").await;
 
     // The model's third turn: the run saw the first one's history.
@@ -187,7 +187,7 @@ async fn the_page_keeps_one_thread_across_turns() {
             "Order 8 left today.",
         )
         .await;
-    browser.wait_text("#status", "Run completed.").await;
+    browser.wait_status("Run completed.").await;
 
     let thread = browser.text("#thread").await;
     assert!(thread.starts_with("web-"), "{thread}");
@@ -214,18 +214,18 @@ async fn approving_a_pending_call_with_its_button_resumes_the_run() {
     let paid = Counter::default();
     let server = agents_server(&Arc::new(Semaphore::new(0)), &paid).await;
     let browser = Browser::open(&server.url("/#token=admin-token")).await;
-    browser.wait_text("#status", "2 agent(s) available.").await;
+    browser.wait_status("2 agent(s) available.").await;
     browser.choose_agent("bank").await;
 
     browser.say("Pay Bob").await;
-    browser
-        .wait_text("#status", "Waiting for your decision.")
-        .await;
+    browser.wait_status("Waiting for your decision.").await;
     browser
         .wait_text("#transcript .approval .text", "Pay?")
         .await;
     assert_eq!(browser.text(".approval button.approve").await, "Approve");
     assert_eq!(browser.text(".approval button.reject").await, "Reject");
+    let call = "#transcript .tool[data-call='c1'] .text";
+    assert_eq!(browser.text(call).await, "waiting for approval");
     assert!(browser.is_disabled("#send-button").await);
     assert_eq!(paid.get(), 0);
     browser.click(".approval button.approve").await;
@@ -233,12 +233,10 @@ async fn approving_a_pending_call_with_its_button_resumes_the_run() {
     browser
         .wait_text("#transcript > li.assistant:last-child .text", "Paid.")
         .await;
-    browser
-        .wait_text("#transcript .tool[data-call='c1'] .text", "result: paid")
-        .await;
+    browser.wait_text(call, "result: paid").await;
     assert_eq!(browser.text(".approval .outcome").await, "Approved.");
     assert!(browser.is_disabled(".approval button.approve").await);
-    browser.wait_text("#status", "Run completed.").await;
+    browser.wait_status("Run completed.").await;
     assert!(!browser.is_disabled("#send-button").await);
     assert_eq!(paid.get(), 1);
     browser.close().await;
@@ -249,13 +247,11 @@ async fn rejecting_a_pending_call_with_its_button_tells_the_model_why() {
     let paid = Counter::default();
     let server = agents_server(&Arc::new(Semaphore::new(0)), &paid).await;
     let browser = Browser::open(&server.url("/#token=admin-token")).await;
-    browser.wait_text("#status", "2 agent(s) available.").await;
+    browser.wait_status("2 agent(s) available.").await;
     browser.choose_agent("bank").await;
 
     browser.say("Pay Bob").await;
-    browser
-        .wait_text("#status", "Waiting for your decision.")
-        .await;
+    browser.wait_status("Waiting for your decision.").await;
     browser.type_into(".approval input", "not today").await;
     browser.click(".approval button.reject").await;
 
@@ -269,7 +265,7 @@ async fn rejecting_a_pending_call_with_its_button_tells_the_model_why() {
         browser.text(".approval .outcome").await,
         "Rejected: not today"
     );
-    browser.wait_text("#status", "Run completed.").await;
+    browser.wait_status("Run completed.").await;
     assert_eq!(paid.get(), 0);
     browser.close().await;
 }
@@ -299,9 +295,7 @@ impl Browser {
                 ],
             }
         });
-        let Value::Object(capabilities) = capabilities else {
-            unreachable!("an object")
-        };
+        let capabilities = capabilities.as_object().cloned().unwrap();
         let mut builder = ClientBuilder::rustls().expect("a WebDriver client");
         let client = builder
             .capabilities(capabilities)
@@ -344,36 +338,35 @@ impl Browser {
         text.as_str().unwrap_or_default().to_owned()
     }
 
-    /// Waits until the elements that `css` selects show `wanted` (or, for `#status`,
-    /// a text that contains it).
+    /// Waits until the elements that `css` selects show `wanted`.
     async fn wait_text(&self, css: &str, wanted: &str) {
+        self.wait_until(css, wanted, |text| text == wanted).await;
+    }
+
+    /// Waits until the page's status line says `wanted`, among other things.
+    async fn wait_status(&self, wanted: &str) {
+        self.wait_until("#status", wanted, |text| text.contains(wanted))
+            .await;
+    }
+
+    /// Looks at the text of `css` until `seen` says yes; fails the test, with what the
+    /// page shows, once [`HANG_GUARD`] is over.
+    async fn wait_until(&self, css: &str, wanted: &str, seen: impl Fn(&str) -> bool) {
         let started = Instant::now();
         loop {
             let text = self.text(css).await;
-            let seen = if css == "#status" {
-                text.contains(wanted)
-            } else {
-                text == wanted
-            };
-            if seen {
+            if seen(&text) {
                 return;
             }
-            self.check_time(
-                started,
-                &format!("`{css}` to show {wanted:?}, not {text:?}"),
-            )
-            .await;
+            if started.elapsed() > HANG_GUARD {
+                let page = self.text("#status, #transcript > li").await;
+                panic!(
+                    "waited {HANG_GUARD:?} for `{css}` to show {wanted:?}, not {text:?}; \
+                     the page shows:\n{page}"
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
-    }
-
-    /// Fails the test, with the transcript, once [`HANG_GUARD`] is over; else pauses
-    /// before the next look.
-    async fn check_time(&self, started: Instant, waiting_for: &str) {
-        if started.elapsed() > HANG_GUARD {
-            let transcript = self.text("#transcript > li, #status").await;
-            panic!("waited {HANG_GUARD:?} for {waiting_for}; the page shows:\n{transcript}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
     async fn is_hidden(&self, css: &str) -> bool {
