@@ -11,6 +11,7 @@ mod identity;
 mod protocols;
 mod replay;
 mod runs;
+mod shutdown;
 mod threads;
 
 use std::sync::Arc;

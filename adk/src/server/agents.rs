@@ -50,13 +50,18 @@ pub(crate) async fn health() -> Response {
     Json(json!({"status": "ok"})).into_response()
 }
 
-/// The server takes runs: 200, or 503 `not_ready` once [`Readiness`] says no.
+/// The server takes runs: 200, or 503 `not_ready` once [`Readiness`] says no
+/// (`shutting_down` when it drains).
 pub(crate) async fn ready(State(state): State<AppState>) -> Response {
-    if state.readiness.is_ready() {
+    let status = StatusCode::SERVICE_UNAVAILABLE;
+    if state.shutdown.is_draining() {
+        let message = "the server is shutting down";
+        ApiError::new(status, "shutting_down", message).into_response()
+    } else if state.shutdown.readiness().is_ready() {
         Json(json!({"status": "ready"})).into_response()
     } else {
         let message = "the server takes no new runs";
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "not_ready", message).into_response()
+        ApiError::new(status, "not_ready", message).into_response()
     }
 }
 

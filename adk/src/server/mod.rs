@@ -10,7 +10,7 @@
 //! | `GET /agents/{name}/runs/{run_id}/events` | a streamed run's events after `Last-Event-ID`, then live until it ends |
 //! | `GET /agents/{name}/threads/{thread}` | where the thread stands: `{"v": 1, "thread", "checkpoint", "status", "messages", "interrupts"}` ([`WireThread`](crate::wire::WireThread)) |
 //! | `DELETE /agents/{name}/threads/{thread}` | deletes the thread: 204, or 404 |
-//! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]) |
+//! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]; 503 `shutting_down` once it drains: [`Shutdown`]) |
 //! | `POST /agents/{name}/agui` | a run driven by an AG-UI front end: `RunAgentInput` in, AG-UI events out ([`agui`]) |
 //! | `GET /v1/models`, `POST /v1/chat/completions` | the agents as models of an OpenAI-compatible API ([`openai`]) |
 //!
@@ -84,6 +84,8 @@ mod log;
 pub mod openai;
 mod router;
 mod runs;
+mod served_run;
+mod shutdown;
 mod threads;
 
 use std::collections::BTreeMap;
@@ -100,6 +102,8 @@ pub use self::identity::{Anonymous, BearerTokens, Identify, Rejection};
 pub use self::log::ReplayLimits;
 use self::log::RunLogs;
 use self::router::{AppState, Shared};
+use self::served_run::ServedRun;
+pub use self::shutdown::{Drained, Shutdown};
 use crate::{Agent, AgentError, AgentRequest, AgentRun};
 
 /// The header that gives a streamed run's id (the `run_id` of its `run_started` event).
@@ -110,7 +114,7 @@ pub struct Server {
     agents: BTreeMap<String, ServedAgent>,
     identify: Box<dyn identity::DynIdentify>,
     replay: ReplayLimits,
-    readiness: Readiness,
+    shutdown: Shutdown,
 }
 
 impl Server {
@@ -120,7 +124,7 @@ impl Server {
             agents: BTreeMap::new(),
             identify: Box::new(Anonymous),
             replay: ReplayLimits::default(),
-            readiness: Readiness::new(),
+            shutdown: Shutdown::new(Readiness::new()),
         }
     }
 
@@ -145,7 +149,13 @@ impl Server {
 
     /// What `GET /readyz` answers; set it to not ready to drain the process.
     pub fn readiness(&self) -> Readiness {
-        self.readiness.clone()
+        self.shutdown.readiness().clone()
+    }
+
+    /// The handle that drains the server when it shuts down gracefully (see
+    /// [`Shutdown`]).
+    pub fn shutdown_handle(&self) -> Shutdown {
+        self.shutdown.clone()
     }
 
     /// The router, to serve (`axum::serve`), wrap in layers or nest in an app.
@@ -154,7 +164,7 @@ impl Server {
             agents: self.agents,
             identify: self.identify,
             logs: RunLogs::new(self.replay),
-            readiness: self.readiness,
+            shutdown: self.shutdown,
             created: openai::unix_now(),
         }))
     }
@@ -242,17 +252,24 @@ impl ServedAgent {
         self
     }
 
-    /// Starts a run through the layers. Dispatching per request, it calls a clone of
-    /// the service with `oneshot`, which waits for the clone to be ready.
-    pub(crate) async fn start(&self, request: AgentRequest) -> Result<AgentRun, ApiError> {
+    /// Starts a run through the layers, unless the server is shutting down. Dispatching
+    /// per request, it calls a clone of the service with `oneshot`, which waits for the
+    /// clone to be ready.
+    pub(crate) async fn start(
+        &self,
+        shutdown: &Shutdown,
+        request: AgentRequest,
+    ) -> Result<ServedRun, ApiError> {
+        let admitted = shutdown.admit()?;
         let started = self.service.clone().oneshot(request).await;
-        started.map_err(|error| match error.downcast::<AgentError>() {
+        let run = started.map_err(|error| match error.downcast::<AgentError>() {
             Ok(error) => ApiError::from(&*error),
             Err(error) => {
                 let status = StatusCode::SERVICE_UNAVAILABLE;
                 ApiError::new(status, "service_failed", error.to_string())
             }
-        })
+        })?;
+        Ok(ServedRun::new(run, admitted))
     }
 }
 
