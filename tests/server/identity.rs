@@ -1,8 +1,6 @@
 //! Identity over HTTP: no valid token, nothing starts; two tokens, two roles, two sets
 //! of tools; and stock tower-http layers around the router.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 use tower_adk::server::{BearerTokens, ServedAgent, Server};
 use tower_adk::testing::{ScriptedModel, Turn, text_tool};
@@ -118,49 +116,4 @@ async fn the_listing_names_each_agent_its_description_and_tools() {
         .map(|t| t["name"].clone())
         .collect();
     assert_eq!(tools, [json!("lookup"), json!("refund")]);
-}
-
-#[tokio::test]
-async fn stock_tower_http_layers_wrap_the_router_and_an_app_nests_it() {
-    use tower_http::cors::CorsLayer;
-    use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-    use tower_http::timeout::TimeoutLayer;
-    use tower_http::trace::TraceLayer;
-
-    let server = Server::new().agent(
-        "a",
-        Agent::builder(ScriptedModel::per_run([Turn::text("hi")]))
-            .build()
-            .unwrap(),
-    );
-    let api = server
-        .into_router()
-        .layer(TraceLayer::new_for_http())
-        .layer(TimeoutLayer::with_status_code(
-            http::StatusCode::REQUEST_TIMEOUT,
-            Duration::from_secs(5),
-        ))
-        .layer(CorsLayer::permissive())
-        .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid));
-    let app = axum::Router::new().nest("/api", api);
-    let server = TestServer::start(app).await;
-
-    let response = reqwest::Client::new()
-        .post(server.url("/api/agents/a/runs"))
-        .header("origin", "http://example.com")
-        .json(&json!({"input": "hello"}))
-        .send()
-        .await
-        .unwrap();
-
-    assert_eq!(response.status(), 200);
-    assert!(response.headers().contains_key("x-request-id"));
-    assert!(
-        response
-            .headers()
-            .contains_key("access-control-allow-origin")
-    );
-    let body: Value = response.json().await.unwrap();
-    assert_eq!(body["final_message"]["content"], "hi");
 }

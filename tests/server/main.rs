@@ -2,12 +2,14 @@
 //! JSON and streamed runs, interrupts resumed over HTTP, threads, identity and role
 //! filters end to end, error codes, replay with `Last-Event-ID`, and disconnects that
 //! cancel their run; the OpenAI-compatible and AG-UI routes through the `openai` package
-//! and the AG-UI SDK (`protocols`).
+//! and the AG-UI SDK (`protocols`); stock tower-http layers around the router (`layers`);
+//! graceful shutdown (`shutdown`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod errors;
 mod identity;
+mod layers;
 mod protocols;
 mod replay;
 mod runs;
