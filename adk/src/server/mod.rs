@@ -5,7 +5,7 @@
 //!
 //! | route | what |
 //! |---|---|
-//! | `GET /agents` | `{"v": 1, "agents": [{"name", "description", "tools": [...]}]}`: each agent's configured tools (before any `before_agent` handler: a role filter's effect shows in runs, not here) |
+//! | `GET /agents` | `{"v": 1, "agents": [{"name", "description", "tools": [...]}]}`: the tools each agent's model would see in this caller's runs (its `before_agent` hooks run for the caller's identity, without a model call: a role filter shows here); an agent whose hooks would fail or interrupt for the caller has `"error": {"code", "message"}` (`interrupted` for an interrupt) instead of `tools` |
 //! | `POST /agents/{name}/runs` | starts a run (body below): with `Accept: text/event-stream` its events stream as SSE, else the answer is its last event (`completed`) as JSON |
 //! | `GET /agents/{name}/runs/{run_id}/events` | a streamed run's events after `Last-Event-ID`, then live until it ends |
 //! | `GET /agents/{name}/threads/{thread}` | where the thread stands: `{"v": 1, "thread", "checkpoint", "status", "messages", "interrupts"}` ([`WireThread`](crate::wire::WireThread)) |
@@ -214,6 +214,9 @@ impl fmt::Debug for Server {
 pub struct ServedAgent {
     agent: Agent,
     service: AgentService,
+    /// The same layers around a service that gives the request back as they left it,
+    /// for the listing: see [`ServedAgent::config_for`].
+    probe: AgentService,
     description: String,
 }
 
@@ -227,6 +230,7 @@ impl ServedAgent {
         ServedAgent {
             agent,
             service,
+            probe: AgentService::new(tower::service_fn(agents::probed)),
             description: String::new(),
         }
     }
@@ -240,6 +244,11 @@ impl ServedAgent {
     /// Wraps the served runs in `layer`: any tower layer whose service still answers
     /// with the [`AgentRun`], such as a [`HandlerLayer`](crate::HandlerLayer) or a
     /// `ConcurrencyLimitLayer`.
+    ///
+    /// `GET /agents` lists the tools a caller's runs would give the model by sending a
+    /// request with the caller's identity through a second stack of the same layers
+    /// (made with a second `layer.layer(..)`, so it shares no limit that a layer makes
+    /// per service), then running its `before_agent` hooks without a model call.
     pub fn layer<L>(mut self, layer: L) -> Self
     where
         L: Layer<AgentService>,
@@ -247,6 +256,8 @@ impl ServedAgent {
         <L::Service as Service<AgentRequest>>::Error: Into<BoxError>,
         <L::Service as Service<AgentRequest>>::Future: Send + 'static,
     {
+        let probe = layer.layer(self.probe).map_err(Into::into);
+        self.probe = AgentService::new(probe);
         let layered = layer.layer(self.service).map_err(Into::into);
         self.service = AgentService::new(layered);
         self
