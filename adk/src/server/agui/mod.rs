@@ -6,7 +6,9 @@
 //! [`Identify`](super::Identify) like them; its answer is always a stream (`text/event-stream`,
 //! one `data:` line per event, no `event:` names, as AG-UI's HTTP transport reads it).
 //! Field names and values below are those of AG-UI 1.0 as its SDK's models spell them
-//! (the `ag-ui-protocol` package, whose models the tests validate every event with).
+//! (the `ag-ui-protocol` package, whose models the tests validate every event with; the
+//! tests also drive the route with `@ag-ui/client`'s `HttpAgent`, which verifies the
+//! event sequence and builds the conversation from it).
 //!
 //! # Input
 //!
