@@ -50,6 +50,13 @@
 //! in memory, per process; the run id is unguessable but not tied to the caller, so
 //! anyone who passes [`Identify`] and knows it can read the run.
 //!
+//! # Graceful shutdown
+//!
+//! [`Server::shutdown_handle`] gives a [`Shutdown`]: its `drain(deadline)` refuses new
+//! runs (503 `shutting_down`, `/readyz` too), lets the runs in flight finish within the
+//! deadline and cancels the rest, a run that held a thread leaving a checkpoint to
+//! resume; its `signal()` is what axum's `with_graceful_shutdown` waits for.
+//!
 //! # Example
 //!
 //! ```
