@@ -7,12 +7,14 @@
 //! curl -N -H 'authorization: Bearer admin-token' -H 'accept: text/event-stream' \
 //!      -d '{"input": "Where is order 7?"}' http://127.0.0.1:3000/agents/support/runs
 //! ```
+//!
+//! Ctrl-C shuts it down gracefully: no new runs, 10 s for those in flight.
 
 use std::time::Duration;
 
 use serde_json::json;
 use tower_adk::interrupt::Interrupt;
-use tower_adk::server::{BearerTokens, ServedAgent, Server};
+use tower_adk::server::{BearerTokens, ServedAgent, Server, Shutdown};
 use tower_adk::testing::{ScriptedModel, Turn, chunk_tool, text_tool};
 use tower_adk::{Agent, BoxError, HandlerLayer, Tool, ToolInfo, ToolOutput, ToolRequest};
 
@@ -70,12 +72,13 @@ async fn main() -> Result<(), BoxError> {
     let tokens = BearerTokens::new()
         .token("admin-token", Role::Admin)
         .token("guest-token", Role::Guest);
-    let router = Server::new()
+    let server = Server::new()
         .agent("support", support()?)
         .agent("bank", bank()?)
         .identify(tokens)
-        .page(true)
-        .into_router();
+        .page(true);
+    let shutdown = server.shutdown_handle();
+    let router = server.into_router();
     let port = std::env::var("PORT")
         .ok()
         .and_then(|p| p.parse().ok())
@@ -86,6 +89,19 @@ async fn main() -> Result<(), BoxError> {
         "chat page: http://{}/#token=admin-token",
         listener.local_addr()?
     );
-    axum::serve(listener, router).await?;
+    tokio::spawn(drain_on_ctrl_c(shutdown.clone()));
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown.signal())
+        .await?;
     Ok(())
+}
+
+/// On Ctrl-C: refuse new runs, give those in flight 10 s, then cancel the rest (a
+/// durable one leaves a checkpoint to resume).
+async fn drain_on_ctrl_c(shutdown: Shutdown) {
+    if tokio::signal::ctrl_c().await.is_ok() {
+        println!("draining: no new runs; 10 s for those in flight");
+        let drained = shutdown.drain(Duration::from_secs(10)).await;
+        println!("drained: {drained:?}");
+    }
 }

@@ -34,7 +34,7 @@
 use tower::BoxError;
 
 use crate::ToolRecord;
-use crate::checkpoint::CheckpointError;
+use crate::checkpoint::{CheckpointError, CheckpointId};
 use crate::handler::HandlerError;
 
 /// Why a run failed.
@@ -92,6 +92,23 @@ pub enum AgentError {
     /// (Boxed, as `ToolFailed`'s record is: it keeps every run's state small.)
     #[error(transparent)]
     Checkpoint(Box<CheckpointError>),
+    /// Whoever drove the run cancelled it before it ended (see
+    /// [`AgentRun::cancel`](crate::AgentRun::cancel)); a server does at the deadline of
+    /// its graceful shutdown. Everything in flight was dropped.
+    #[error("{}", cancelled(.checkpoint.as_deref()))]
+    Cancelled {
+        /// The checkpoint a run that held a thread (a durable run, or one on a thread)
+        /// left: resuming it takes the run over. (Boxed: it keeps every run's state
+        /// small.)
+        checkpoint: Option<Box<CheckpointId>>,
+    },
+}
+
+fn cancelled(checkpoint: Option<&CheckpointId>) -> String {
+    match checkpoint {
+        Some(id) => format!("the run was cancelled; resume checkpoint `{id}` to take it over"),
+        None => "the run was cancelled".to_owned(),
+    }
 }
 
 impl From<CheckpointError> for AgentError {
@@ -122,8 +139,8 @@ impl AgentError {
     /// A stable snake_case name for the kind of failure, for logs and wire formats
     /// (see [`wire`](crate::wire)): `handler_failed`, `model_failed`, `max_iterations`,
     /// `executor_failed`, `tool_failed`, `invalid_config`, `run_timeout`, `incomplete`,
-    /// `panicked`, or the [`CheckpointError::code`] of a checkpoint failure. A code never
-    /// changes meaning; new variants bring new codes.
+    /// `panicked`, `cancelled`, or the [`CheckpointError::code`] of a checkpoint
+    /// failure. A code never changes meaning; new variants bring new codes.
     ///
     /// ```
     /// use tower_adk::AgentError;
@@ -142,6 +159,16 @@ impl AgentError {
             AgentError::Incomplete => "incomplete",
             AgentError::Panicked(_) => "panicked",
             AgentError::Checkpoint(error) => error.code(),
+            AgentError::Cancelled { .. } => "cancelled",
+        }
+    }
+
+    /// The checkpoint a cancelled run left, which a resume takes it over from (see
+    /// [`AgentError::Cancelled`]); `None` for other errors.
+    pub fn cancelled_checkpoint(&self) -> Option<&CheckpointId> {
+        match self {
+            AgentError::Cancelled { checkpoint } => checkpoint.as_deref(),
+            _ => None,
         }
     }
 

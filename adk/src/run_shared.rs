@@ -4,6 +4,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
+use crate::checkpoint::CheckpointId;
 use crate::model::{ModelFuture, SharedModel};
 use crate::{Locals, ModelRequest};
 
@@ -24,7 +25,13 @@ struct Shared {
     /// The run's id: made when first needed (a checkpoint, an idempotency key), or set
     /// from the checkpoint a resumed run comes from.
     run_id: OnceLock<Arc<str>>,
+    /// The write that frees the thread of a run dropped while it held it, and the
+    /// checkpoint it leaves (see [`AgentRun::cancel`](crate::AgentRun::cancel)).
+    released: Mutex<Option<Released>>,
 }
+
+/// The task writing a dropped run's last checkpoint.
+pub(crate) type Released = tokio::task::JoinHandle<Option<CheckpointId>>;
 
 impl RunShared {
     /// A run of this model.
@@ -35,6 +42,7 @@ impl RunShared {
             model_calls: AtomicUsize::new(0),
             locals: Mutex::default(),
             run_id: OnceLock::new(),
+            released: Mutex::default(),
         }))
     }
 
@@ -81,6 +89,25 @@ impl RunShared {
     /// Gives the run the id of the run it takes up; says whether it had none yet.
     pub(crate) fn set_run_id(&self, id: Arc<str>) -> bool {
         self.0.run_id.set(id).is_ok()
+    }
+
+    /// Keeps the write that frees a dropped run's thread, for whoever cancelled it.
+    pub(crate) fn set_released(&self, write: Released) {
+        *self
+            .0
+            .released
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(write);
+    }
+
+    /// The write that frees a dropped run's thread, if the run held one.
+    pub(crate) fn take_released(&self) -> Option<Released> {
+        let mut released = self
+            .0
+            .released
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        released.take()
     }
 
     /// How many times the model service was called.

@@ -1,12 +1,11 @@
 //! Identity over HTTP: no valid token, nothing starts; two tokens, two roles, two sets
-//! of tools; and stock tower-http layers around the router.
-
-use std::time::Duration;
+//! of tools, in runs and in the listing.
 
 use serde_json::{Value, json};
+use tower_adk::interrupt::Interrupt;
 use tower_adk::server::{BearerTokens, ServedAgent, Server};
 use tower_adk::testing::{ScriptedModel, Turn, text_tool};
-use tower_adk::{Agent, HandlerLayer};
+use tower_adk::{Agent, AgentConfig, BoxError, Handler, HandlerLayer, RunContext};
 
 use super::TestServer;
 
@@ -92,75 +91,118 @@ async fn each_role_sees_and_runs_only_its_tools_end_to_end() {
     assert_eq!(shown(2), ["lookup"]);
 }
 
-#[tokio::test]
-async fn the_listing_names_each_agent_its_description_and_tools() {
-    let server = TestServer::start(support(&refunding_model()).into_router()).await;
-
-    let listing: Value = reqwest::Client::new()
+async fn listing(server: &TestServer, token: &str) -> Value {
+    let response = reqwest::Client::new()
         .get(server.url("/agents"))
-        .bearer_auth("guest-token")
+        .bearer_auth(token)
         .send()
         .await
-        .unwrap()
-        .json()
-        .await
         .unwrap();
+    assert_eq!(response.status(), 200);
+    response.json().await.unwrap()
+}
 
-    let agent = &listing["agents"][0];
+fn tool_names(agent: &Value) -> Vec<&str> {
+    let tools = agent["tools"].as_array().unwrap();
+    tools.iter().map(|t| t["name"].as_str().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn the_listing_shows_each_caller_the_tools_its_runs_would_give_the_model() {
+    let model = refunding_model();
+    let server = TestServer::start(support(&model).into_router()).await;
+
+    let admin = listing(&server, "admin-token").await;
+    let guest = listing(&server, "guest-token").await;
+
+    let agent = &guest["agents"][0];
+    assert_eq!(guest["v"], 1);
     assert_eq!(
         (agent["name"].as_str(), agent["description"].as_str()),
         (Some("support"), Some("Answers customers"))
     );
-    let tools: Vec<_> = agent["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].clone())
-        .collect();
-    assert_eq!(tools, [json!("lookup"), json!("refund")]);
+    assert_eq!(tool_names(agent), ["lookup"]);
+    assert_eq!(tool_names(&admin["agents"][0]), ["lookup", "refund"]);
+    assert_eq!(agent["tools"][0]["description"], "Returns a fixed text.");
+    assert_eq!(model.calls(), 0); // listing calls no model
+}
+
+/// Refuses guests, as a handler that checks a role before the run does.
+struct AdminsOnly;
+
+impl Handler for AdminsOnly {
+    async fn before_agent(
+        &self,
+        cx: &mut RunContext,
+        config: AgentConfig,
+    ) -> Result<AgentConfig, BoxError> {
+        if cx.extensions().get::<Role>() != Some(&Role::Admin) {
+            return Err("admins only".into());
+        }
+        Ok(config)
+    }
+}
+
+/// Asks a person before every run.
+struct AsksFirst;
+
+impl Handler for AsksFirst {
+    async fn before_agent(
+        &self,
+        _: &mut RunContext,
+        _: AgentConfig,
+    ) -> Result<AgentConfig, BoxError> {
+        Err(Interrupt::new(json!({"question": "May I start?"})).into())
+    }
 }
 
 #[tokio::test]
-async fn stock_tower_http_layers_wrap_the_router_and_an_app_nests_it() {
-    use tower_http::cors::CorsLayer;
-    use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-    use tower_http::timeout::TimeoutLayer;
-    use tower_http::trace::TraceLayer;
-
-    let server = Server::new().agent(
-        "a",
-        Agent::builder(ScriptedModel::per_run([Turn::text("hi")]))
+async fn an_agent_whose_before_agent_fails_or_interrupts_says_so_in_the_listing() {
+    let agent = || {
+        Agent::builder(ScriptedModel::default())
+            .tool(text_tool("lookup", "found"))
             .build()
-            .unwrap(),
-    );
-    let api = server
-        .into_router()
-        .layer(TraceLayer::new_for_http())
-        .layer(TimeoutLayer::with_status_code(
-            http::StatusCode::REQUEST_TIMEOUT,
-            Duration::from_secs(5),
-        ))
-        .layer(CorsLayer::permissive())
-        .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid));
-    let app = axum::Router::new().nest("/api", api);
-    let server = TestServer::start(app).await;
+            .unwrap()
+    };
+    let router = support(&refunding_model())
+        .agent(
+            "admin",
+            ServedAgent::new(agent()).layer(HandlerLayer::new(AdminsOnly)),
+        )
+        .agent(
+            "asking",
+            ServedAgent::new(agent()).layer(HandlerLayer::new(AsksFirst)),
+        )
+        .into_router();
+    let server = TestServer::start(router).await;
 
-    let response = reqwest::Client::new()
-        .post(server.url("/api/agents/a/runs"))
-        .header("origin", "http://example.com")
-        .json(&json!({"input": "hello"}))
-        .send()
-        .await
-        .unwrap();
+    let guest = listing(&server, "guest-token").await;
+    let admin = listing(&server, "admin-token").await;
 
-    assert_eq!(response.status(), 200);
-    assert!(response.headers().contains_key("x-request-id"));
+    let names: Vec<_> = guest["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["admin", "asking", "support"]);
+    let (refused, asking) = (&guest["agents"][0], &guest["agents"][1]);
+    assert_eq!(refused["error"]["code"], "handler_failed");
+    assert!(refused.get("tools").is_none(), "{refused}");
     assert!(
-        response
-            .headers()
-            .contains_key("access-control-allow-origin")
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("admins only")
     );
-    let body: Value = response.json().await.unwrap();
-    assert_eq!(body["final_message"]["content"], "hi");
+    assert_eq!(asking["error"]["code"], "interrupted");
+    assert!(
+        asking["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("May I start?")
+    );
+    assert_eq!(tool_names(&guest["agents"][2]), ["lookup"]);
+    assert_eq!(tool_names(&admin["agents"][0]), ["lookup"]);
+    assert_eq!(admin["agents"][1]["error"]["code"], "interrupted");
 }

@@ -2,16 +2,19 @@
 //! JSON and streamed runs, interrupts resumed over HTTP, threads, identity and role
 //! filters end to end, error codes, replay with `Last-Event-ID`, and disconnects that
 //! cancel their run; the OpenAI-compatible and AG-UI routes through the `openai` package
-//! and the AG-UI SDK (`protocols`); the chat page in a headless Chromium (`browser`).
+//! and the AG-UI SDK (`protocols`); stock tower-http layers around the router (`layers`);
+//! graceful shutdown (`shutdown`); the chat page in a headless Chromium (`browser`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod browser;
 mod errors;
 mod identity;
+mod layers;
 mod protocols;
 mod replay;
 mod runs;
+mod shutdown;
 mod threads;
 
 use std::sync::Arc;

@@ -1,14 +1,16 @@
 //! The protocols clients already speak, driven by real clients no one here wrote: the
-//! `openai` package against the OpenAI-compatible routes, and the AG-UI SDK's models
-//! (`ag-ui-protocol`) against the AG-UI route, from Python scripts in `clients/`.
+//! `openai` package against the OpenAI-compatible routes, and against the AG-UI route
+//! the AG-UI SDK's models (`ag-ui-protocol`, from Python) and the AG-UI client from npm
+//! (`@ag-ui/client`'s `HttpAgent`, from node), with scripts in `clients/`.
 //!
 //! `scripts/setup-protocol-clients` installs them first (the venv is looked for in
-//! `$PROTOCOL_CLIENTS_VENV`, by default `target/test-servers/protocols`).
+//! `$PROTOCOL_CLIENTS_VENV`, by default `target/test-servers/protocols`; the npm client
+//! in `$AGUI_CLIENT_DIR`, by default `target/test-servers/agui-client`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use tower_adk::Agent;
 use tower_adk::server::{BearerTokens, Server};
 use tower_adk::testing::{ScriptedModel, Turn, chunk_tool};
@@ -43,24 +45,55 @@ fn bank_agent(paid: &Counter) -> Agent {
         .unwrap()
 }
 
+/// Where a client was installed: `$VAR`, else `target/test-servers/DEFAULT`.
+fn installed(var: &str, default: &str) -> PathBuf {
+    match std::env::var_os(var) {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("target/test-servers")
+            .join(default),
+    }
+}
+
+fn client_script(script: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/server/clients")
+        .join(script)
+}
+
 /// Runs a script of `clients/` with the venv's python; panics with its output if it
 /// fails.
 async fn python(script: &str, args: &[&str]) -> String {
-    let venv = match std::env::var_os("PROTOCOL_CLIENTS_VENV") {
-        Some(venv) => PathBuf::from(venv),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-servers/protocols"),
-    };
-    let python = venv.join("bin/python");
+    let python = installed("PROTOCOL_CLIENTS_VENV", "protocols").join("bin/python");
     assert!(
         python.exists(),
         "{} not found: run scripts/setup-protocol-clients (or set PROTOCOL_CLIENTS_VENV)",
         python.display()
     );
-    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/server/clients")
-        .join(script);
     let mut command = std::process::Command::new(python);
-    command.arg(script).args(args);
+    command.arg(client_script(script)).args(args);
+    output_of(command).await
+}
+
+/// Runs `agui_client.cjs` with node and the npm client; its runs, as it printed them.
+async fn agui_node(base: &str, scenario: &str) -> Vec<Value> {
+    let dir = installed("AGUI_CLIENT_DIR", "agui-client");
+    assert!(
+        dir.join("node_modules/@ag-ui/client").exists(),
+        "@ag-ui/client not found in {}: run scripts/setup-protocol-clients (or set AGUI_CLIENT_DIR)",
+        dir.display()
+    );
+    let mut command = std::process::Command::new("node");
+    command
+        .arg(client_script("agui_client.cjs"))
+        .arg(dir)
+        .args([base, scenario]);
+    let printed: Value = serde_json::from_str(&output_of(command).await).unwrap();
+    printed["runs"].as_array().unwrap().clone()
+}
+
+/// Runs a client; panics with its output if it fails.
+async fn output_of(mut command: std::process::Command) -> String {
     let output = tokio::task::spawn_blocking(move || command.output())
         .await
         .unwrap()
@@ -139,5 +172,116 @@ async fn an_agui_interrupt_is_resumed_by_a_run_whose_input_carries_resume_entrie
 
     assert!(printed.ends_with("ok\n"), "{printed}");
     // Approved once (the tool ran), used checkpoint refused, then cancelled (it did not).
+    assert_eq!(paid.get(), 1);
+}
+
+/// The `type`s of a run's events, as the client collected them.
+fn event_types(run: &Value) -> Vec<&str> {
+    let events = run["events"].as_array().unwrap();
+    events.iter().map(|e| e["type"].as_str().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn the_npm_agui_client_runs_an_agent_with_tool_calls_and_builds_its_conversation() {
+    let server = agui_server(&Counter::default()).await;
+
+    let runs = agui_node(&server.url(""), "tools").await;
+
+    let run = &runs[0];
+    assert_eq!(
+        event_types(run),
+        [
+            "RUN_STARTED",
+            "TOOL_CALL_START",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_END",
+            "TOOL_CALL_RESULT",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "RUN_FINISHED"
+        ]
+    );
+    let events = &run["events"];
+    assert_eq!(events[1]["toolCallName"], "weather");
+    let arguments: Value = serde_json::from_str(events[2]["delta"].as_str().unwrap()).unwrap();
+    assert_eq!(arguments, json!({"city": "Oslo"}));
+    assert_eq!(events[4]["content"], "sunny");
+    assert_eq!(run["result"]["result"], "It is sunny.");
+    // The conversation the client put together from the events.
+    let messages = run["messages"].as_array().unwrap();
+    let roles: Vec<_> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
+    assert_eq!(messages[1]["toolCalls"][0]["function"]["name"], "weather");
+    assert_eq!(
+        (
+            messages[2]["toolCallId"].as_str(),
+            messages[2]["content"].as_str()
+        ),
+        (Some("c1"), Some("sunny"))
+    );
+    assert_eq!(messages[3]["content"], "It is sunny.");
+}
+
+#[tokio::test]
+async fn the_npm_agui_client_resumes_its_pending_interrupt_with_resume_entries() {
+    let paid = Counter::default();
+    let server = agui_server(&paid).await;
+
+    let runs = agui_node(&server.url(""), "interrupt").await;
+
+    let (stopped, approved, again) = (&runs[0], &runs[1], &runs[2]);
+    assert_eq!(
+        event_types(stopped),
+        [
+            "RUN_STARTED",
+            "TOOL_CALL_START",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_END",
+            "RUN_FINISHED"
+        ]
+    );
+    assert_eq!(stopped["events"][4]["outcome"]["type"], "interrupt");
+    let pending = stopped["pendingInterrupts"].as_array().unwrap();
+    assert_eq!(pending.len(), 1);
+    assert_eq!(
+        (
+            pending[0]["reason"].as_str(),
+            pending[0]["toolCallId"].as_str(),
+            pending[0]["message"].as_str()
+        ),
+        (Some("tool_call"), Some("c1"), Some("Pay?"))
+    );
+
+    assert_eq!(
+        event_types(approved),
+        [
+            "RUN_STARTED",
+            "TOOL_CALL_RESULT",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "RUN_FINISHED"
+        ]
+    );
+    assert_eq!(approved["events"][1]["content"], "paid");
+    assert_eq!(approved["events"][5]["outcome"]["type"], "success");
+    assert_eq!(approved["result"]["result"], "Paid.");
+    assert_eq!(approved["pendingInterrupts"], json!([]));
+    let roles: Vec<_> = approved["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
+    assert_eq!(paid.get(), 1);
+
+    assert_eq!(event_types(again), ["RUN_STARTED", "RUN_ERROR"]);
+    assert_eq!(again["events"][1]["code"], "checkpoint_used");
     assert_eq!(paid.get(), 1);
 }

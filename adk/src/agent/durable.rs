@@ -11,6 +11,7 @@ use super::{AgentConfig, Run};
 use crate::checkpoint::{Checkpoint, CheckpointError, CheckpointId, CheckpointStatus};
 use crate::checkpoint::{CheckpointStore, FORMAT, StoreError};
 use crate::interrupt::{Decision, Decisions, PendingInterrupt};
+use crate::run_shared::Released;
 use crate::{Locals, Message, Messages};
 
 /// The durable side of a run: its thread, where the thread's head is, and the
@@ -173,18 +174,18 @@ impl Durable {
 
 /// Frees the thread of a run that was dropped while it held it: writes the run as failed
 /// (the next run on the thread goes on from the history before it; resuming the record
-/// takes the run over), on a task of the runtime the run was dropped in. Without a
-/// runtime the thread stays claimed until its last checkpoint is resumed or deleted.
-pub(super) fn release(mut durable: Box<Durable>, run: Run) {
+/// takes the run over), on a task of the runtime the run was dropped in; the task gives
+/// the checkpoint it wrote. Without a runtime the thread stays claimed until its last
+/// checkpoint is resumed or deleted.
+pub(super) fn release(mut durable: Box<Durable>, run: Run) -> Option<Released> {
     if !durable.claimed || durable.ended {
-        return;
+        return None;
     }
-    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-        runtime.spawn(async move {
-            // A conflict means someone took the thread over already: nothing to free.
-            let _ = durable.write(CheckpointStatus::Failed, &run).await;
-        });
-    }
+    let runtime = tokio::runtime::Handle::try_current().ok()?;
+    Some(runtime.spawn(async move {
+        // A conflict means someone took the thread over already: nothing to free.
+        durable.write(CheckpointStatus::Failed, &run).await.ok()
+    }))
 }
 
 /// Reads the thread's head for a new run on it: the history to start from, the

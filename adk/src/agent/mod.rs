@@ -87,9 +87,10 @@ pub use self::run::{
 };
 pub use self::state::{Run, RunStep};
 use crate::checkpoint::{Checkpoint, CheckpointError, CheckpointId, CheckpointStore};
+use crate::handler::{Chain, Hook};
 use crate::model::{ModelOptions, SharedModel};
 use crate::tool::ToolSet;
-use crate::{BuildError, ModelRequest, ModelResponse, Tool, ToolInfo};
+use crate::{AgentError, BuildError, ModelRequest, ModelResponse, Tool, ToolInfo};
 
 /// The name of an agent that was not given one.
 pub const DEFAULT_NAME: &str = "agent";
@@ -206,6 +207,65 @@ impl Agent {
     /// The configuration every run starts from.
     pub fn config(&self) -> &AgentConfig {
         &self.inner.config
+    }
+
+    /// The configuration a run of `request` would start with: the agent's, as the
+    /// `before_agent` hooks of the request's handlers (layers' first, as in a run) leave
+    /// it for the request's extensions, e.g. the tools a role filter lets this caller's
+    /// model see. The model is not called and no checkpoint is read or written: hooks
+    /// that read the thread's values see none. Hooks do run, side effects included.
+    ///
+    /// # Errors
+    ///
+    /// A hook's, as in a run ([`AgentError::Handler`]; one that would interrupt the run
+    /// has an [`interrupt`](crate::HandlerError::interrupt)), or
+    /// [`AgentError::Config`] when the hooks left a configuration no agent could have.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use tower_adk::testing::{ScriptedModel, text_tool};
+    /// use tower_adk::{Agent, AgentRequest, BoxHandler};
+    ///
+    /// #[derive(Clone)]
+    /// struct Admin;
+    ///
+    /// fn admins_refund() -> BoxHandler {
+    ///     tower_adk::handlers::filter_tools(|ext, tool| {
+    ///         tool.name() != "refund" || ext.get::<Admin>().is_some()
+    ///     })
+    ///     .into()
+    /// }
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let agent = Agent::builder(ScriptedModel::default())
+    ///     .tool(text_tool("lookup", "found"))
+    ///     .tool(text_tool("refund", "refunded"))
+    ///     .build()?;
+    /// let names = |config: tower_adk::AgentConfig| -> Vec<String> {
+    ///     config.tools().iter().map(|t| t.name().to_owned()).collect()
+    /// };
+    ///
+    /// let guest = AgentRequest::default().with_handler(admins_refund());
+    /// let admin = AgentRequest::default().with_handler(admins_refund()).with_extension(Admin);
+    /// assert_eq!(names(agent.config_for(guest).await?), ["lookup"]);
+    /// assert_eq!(names(agent.config_for(admin).await?), ["lookup", "refund"]);
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn config_for(&self, request: AgentRequest) -> Result<AgentConfig, AgentError> {
+        let (input, extensions, handlers, _) = request.into_parts();
+        let chain = Chain::new(handlers);
+        let mut run = Run::new(input, extensions);
+        let agent = &self.inner.config;
+        let mut config = agent.clone();
+        if chain.calls(Hook::BeforeAgent) {
+            config = chain.before_agent(run.context_mut(), config).await?;
+        }
+        if !config.shares_tools_with(agent) {
+            config.check_tools().map_err(AgentError::Config)?;
+        }
+        Ok(config)
     }
 
     /// How many loop variants this agent (and its clones) has compiled so far: one per

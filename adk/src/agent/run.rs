@@ -294,6 +294,51 @@ impl AgentRun {
         RunResult { run: self }
     }
 
+    /// Cancels the run: drops everything in flight, as dropping the run does, and for a
+    /// run that held a thread (a durable run, or one on a thread) waits until its state
+    /// is written as the thread's newest checkpoint, marked failed, which it gives back.
+    /// Resuming that checkpoint with no decisions takes the run over, in this process or
+    /// in another one that shares the agent's store; a new run on the thread goes on
+    /// from the history before this one. `None` when the run held no thread or had
+    /// ended.
+    ///
+    /// (Dropping a run writes the same checkpoint, on a task of its own that no one
+    /// waits for: a process about to exit cancels its runs instead.)
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use futures::StreamExt;
+    /// use serde_json::json;
+    /// use tower_adk::checkpoint::CheckpointStatus;
+    /// use tower_adk::testing::{ScriptedModel, Turn, sleep_tool};
+    /// use tower_adk::{Agent, AgentEvent, AgentRequest};
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let model = ScriptedModel::per_run([Turn::call("c1", "slow", json!({})), Turn::text("Done.")]);
+    /// let agent = Agent::builder(model)
+    ///     .tool(sleep_tool("slow", Duration::from_secs(3600), "done"))
+    ///     .build()?;
+    ///
+    /// let mut run = agent.run(AgentRequest::user("go").on_thread("t1"));
+    /// while !matches!(run.next().await, Some(Ok(AgentEvent::ToolCallStarted { .. }))) {}
+    /// let checkpoint = run.cancel().await.expect("the run held its thread");
+    ///
+    /// let (newest, record) = agent.last_checkpoint("t1").await?.expect("a checkpoint");
+    /// assert_eq!((newest, record.status), (checkpoint, CheckpointStatus::Failed));
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn cancel(self) -> Option<CheckpointId> {
+        let audience = self.audience.clone();
+        drop(self);
+        audience.take_released()?.await.ok().flatten()
+    }
+
+    /// No one reads the events from here on (see [`AgentRun::result`]).
+    pub(crate) fn leave(&self) {
+        self.audience.leave();
+    }
+
     pub(crate) fn new(
         events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
         timeout: Option<Duration>,

@@ -684,8 +684,10 @@ impl Drop for Loop {
     /// A run dropped while it holds its thread (its caller went away, or its deadline
     /// passed) frees the thread; see [`durable::release`].
     fn drop(&mut self) {
-        if let Some(durable) = self.durable.take() {
-            durable::release(durable, self.run.clone());
+        if let Some(durable) = self.durable.take()
+            && let Some(write) = durable::release(durable, self.run.clone())
+        {
+            self.audience.set_released(write);
         }
     }
 }

@@ -24,7 +24,7 @@ use crate::wire::WireError;
 /// | 422 | `missing_decision`, `unknown_interrupt`, `wrong_decision`, `invalid_edit` |
 /// | 500 | the other [`AgentError::code`]s and [`CheckpointError::code`]s |
 /// | 502 | `model_failed` |
-/// | 503 | `not_ready` |
+/// | 503 | `not_ready`, `shutting_down` (the server drains: see [`Shutdown`](super::Shutdown)), `cancelled` (the run was cut at the drain's deadline; `checkpoint` says where a resume takes it over) |
 /// | 504 | `run_timeout` |
 ///
 /// # Example
@@ -81,6 +81,7 @@ impl From<&AgentError> for ApiError {
             AgentError::Checkpoint(error) => return ApiError::from(&**error),
             AgentError::Model(_) => StatusCode::BAD_GATEWAY,
             AgentError::Timeout { .. } => StatusCode::GATEWAY_TIMEOUT,
+            AgentError::Cancelled { .. } => StatusCode::SERVICE_UNAVAILABLE,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
         };
         ApiError {

@@ -5,13 +5,13 @@
 //!
 //! | route | what |
 //! |---|---|
-//! | `GET /agents` | `{"v": 1, "agents": [{"name", "description", "tools": [...]}]}`: each agent's configured tools (before any `before_agent` handler: a role filter's effect shows in runs, not here) |
+//! | `GET /agents` | `{"v": 1, "agents": [{"name", "description", "tools": [...]}]}`: the tools each agent's model would see in this caller's runs (its `before_agent` hooks run for the caller's identity, without a model call: a role filter shows here); an agent whose hooks would fail or interrupt for the caller has `"error": {"code", "message"}` (`interrupted` for an interrupt) instead of `tools` |
 //! | `POST /agents/{name}/runs` | starts a run (body below): with `Accept: text/event-stream` its events stream as SSE, else the answer is its last event (`completed`) as JSON |
 //! | `GET /agents/{name}/runs/{run_id}/events` | a streamed run's events after `Last-Event-ID`, then live until it ends |
 //! | `GET /agents/{name}/threads/{thread}` | where the thread stands: `{"v": 1, "thread", "checkpoint", "status", "messages", "interrupts"}` ([`WireThread`](crate::wire::WireThread)) |
 //! | `DELETE /agents/{name}/threads/{thread}` | deletes the thread: 204, or 404 |
 //! | `GET /` | a chat page for the agents, when [`Server::page`] turns it on |
-//! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]) |
+//! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]; 503 `shutting_down` once it drains: [`Shutdown`]) |
 //! | `POST /agents/{name}/agui` | a run driven by an AG-UI front end: `RunAgentInput` in, AG-UI events out ([`agui`]) |
 //! | `GET /v1/models`, `POST /v1/chat/completions` | the agents as models of an OpenAI-compatible API ([`openai`]) |
 //!
@@ -51,6 +51,13 @@
 //! in memory, per process; the run id is unguessable but not tied to the caller, so
 //! anyone who passes [`Identify`] and knows it can read the run.
 //!
+//! # Graceful shutdown
+//!
+//! [`Server::shutdown_handle`] gives a [`Shutdown`]: its `drain(deadline)` refuses new
+//! runs (503 `shutting_down`, `/readyz` too), lets the runs in flight finish within the
+//! deadline and cancels the rest, a run that held a thread leaving a checkpoint to
+//! resume; its `signal()` is what axum's `with_graceful_shutdown` waits for.
+//!
 //! # Example
 //!
 //! ```
@@ -86,6 +93,8 @@ pub mod openai;
 mod page;
 mod router;
 mod runs;
+mod served_run;
+mod shutdown;
 mod threads;
 
 use std::collections::BTreeMap;
@@ -102,6 +111,8 @@ pub use self::identity::{Anonymous, BearerTokens, Identify, Rejection};
 pub use self::log::ReplayLimits;
 use self::log::RunLogs;
 use self::router::{AppState, Shared};
+use self::served_run::ServedRun;
+pub use self::shutdown::{Drained, Shutdown};
 use crate::{Agent, AgentError, AgentRequest, AgentRun};
 
 /// The header that gives a streamed run's id (the `run_id` of its `run_started` event).
@@ -112,7 +123,7 @@ pub struct Server {
     agents: BTreeMap<String, ServedAgent>,
     identify: Box<dyn identity::DynIdentify>,
     replay: ReplayLimits,
-    readiness: Readiness,
+    shutdown: Shutdown,
     page: bool,
 }
 
@@ -123,7 +134,7 @@ impl Server {
             agents: BTreeMap::new(),
             identify: Box::new(Anonymous),
             replay: ReplayLimits::default(),
-            readiness: Readiness::new(),
+            shutdown: Shutdown::new(Readiness::new()),
             page: false,
         }
     }
@@ -175,7 +186,13 @@ impl Server {
 
     /// What `GET /readyz` answers; set it to not ready to drain the process.
     pub fn readiness(&self) -> Readiness {
-        self.readiness.clone()
+        self.shutdown.readiness().clone()
+    }
+
+    /// The handle that drains the server when it shuts down gracefully (see
+    /// [`Shutdown`]).
+    pub fn shutdown_handle(&self) -> Shutdown {
+        self.shutdown.clone()
     }
 
     /// The router, to serve (`axum::serve`), wrap in layers or nest in an app.
@@ -184,7 +201,7 @@ impl Server {
             agents: self.agents,
             identify: self.identify,
             logs: RunLogs::new(self.replay),
-            readiness: self.readiness,
+            shutdown: self.shutdown,
             created: openai::unix_now(),
             page: self.page,
         }))
@@ -236,6 +253,9 @@ impl fmt::Debug for Server {
 pub struct ServedAgent {
     agent: Agent,
     service: AgentService,
+    /// The same layers around a service that gives the request back as they left it,
+    /// for the listing: see [`ServedAgent::config_for`].
+    probe: AgentService,
     description: String,
 }
 
@@ -249,6 +269,7 @@ impl ServedAgent {
         ServedAgent {
             agent,
             service,
+            probe: AgentService::new(tower::service_fn(agents::probed)),
             description: String::new(),
         }
     }
@@ -262,6 +283,11 @@ impl ServedAgent {
     /// Wraps the served runs in `layer`: any tower layer whose service still answers
     /// with the [`AgentRun`], such as a [`HandlerLayer`](crate::HandlerLayer) or a
     /// `ConcurrencyLimitLayer`.
+    ///
+    /// `GET /agents` lists the tools a caller's runs would give the model by sending a
+    /// request with the caller's identity through a second stack of the same layers
+    /// (made with a second `layer.layer(..)`, so it shares no limit that a layer makes
+    /// per service), then running its `before_agent` hooks without a model call.
     pub fn layer<L>(mut self, layer: L) -> Self
     where
         L: Layer<AgentService>,
@@ -269,22 +295,31 @@ impl ServedAgent {
         <L::Service as Service<AgentRequest>>::Error: Into<BoxError>,
         <L::Service as Service<AgentRequest>>::Future: Send + 'static,
     {
+        let probe = layer.layer(self.probe).map_err(Into::into);
+        self.probe = AgentService::new(probe);
         let layered = layer.layer(self.service).map_err(Into::into);
         self.service = AgentService::new(layered);
         self
     }
 
-    /// Starts a run through the layers. Dispatching per request, it calls a clone of
-    /// the service with `oneshot`, which waits for the clone to be ready.
-    pub(crate) async fn start(&self, request: AgentRequest) -> Result<AgentRun, ApiError> {
+    /// Starts a run through the layers, unless the server is shutting down. Dispatching
+    /// per request, it calls a clone of the service with `oneshot`, which waits for the
+    /// clone to be ready.
+    pub(crate) async fn start(
+        &self,
+        shutdown: &Shutdown,
+        request: AgentRequest,
+    ) -> Result<ServedRun, ApiError> {
+        let admitted = shutdown.admit()?;
         let started = self.service.clone().oneshot(request).await;
-        started.map_err(|error| match error.downcast::<AgentError>() {
+        let run = started.map_err(|error| match error.downcast::<AgentError>() {
             Ok(error) => ApiError::from(&*error),
             Err(error) => {
                 let status = StatusCode::SERVICE_UNAVAILABLE;
                 ApiError::new(status, "service_failed", error.to_string())
             }
-        })
+        })?;
+        Ok(ServedRun::new(run, admitted))
     }
 }
 

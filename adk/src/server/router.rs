@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::identity::{self, DynIdentify};
 use super::log::RunLogs;
-use super::{ApiError, Readiness, ServedAgent, agents, agui, openai, page, runs, threads};
+use super::{ApiError, ServedAgent, Shutdown, agents, agui, openai, page, runs, threads};
 use crate::Agent;
 use crate::wire::VERSION;
 
@@ -24,7 +24,7 @@ pub(crate) struct Shared {
     pub(crate) agents: BTreeMap<String, ServedAgent>,
     pub(crate) identify: Box<dyn DynIdentify>,
     pub(crate) logs: RunLogs,
-    pub(crate) readiness: Readiness,
+    pub(crate) shutdown: Shutdown,
     /// When the router was made, in seconds since the Unix epoch (the models' `created`).
     pub(crate) created: u64,
     /// Whether `GET /` serves the chat page.

@@ -17,9 +17,10 @@ use super::body::RunBody;
 use super::identity::Caller;
 use super::log::{Logged, RunLog};
 use super::router::AppState;
+use super::served_run::ServedRun;
 use super::{ApiError, RUN_ID_HEADER, ServedAgent};
 use crate::wire::WireEvent;
-use crate::{AgentError, AgentEvent, AgentRequest, AgentRun};
+use crate::{AgentError, AgentEvent, AgentRequest};
 
 /// Starts a run: streamed when the client accepts `text/event-stream`, else awaited.
 pub(crate) async fn start(
@@ -35,8 +36,8 @@ pub(crate) async fn start(
     if accepts_sse(&headers) {
         stream(&state, &name, served, request).await
     } else {
-        let run = served.start(request).await?;
-        let result = run.await.map_err(|e| ApiError::from(&e))?;
+        let run = served.start(&state.shutdown, request).await?;
+        let result = run.result().await.map_err(|e| ApiError::from(&e))?;
         Ok(Json(WireEvent::Completed((&result).into())).into_response())
     }
 }
@@ -55,7 +56,7 @@ async fn stream(
     request: AgentRequest,
 ) -> Result<Response, ApiError> {
     let thread = request.thread().map(str::to_owned);
-    let mut run = served.start(request).await?;
+    let mut run = served.start(&state.shutdown, request).await?;
     let first = match run.next().await {
         Some(Ok(event)) => event,
         Some(Err(error)) => return Err(ApiError::from(&error)),
@@ -77,7 +78,7 @@ fn logged(
     log: Arc<RunLog>,
     started: WireEvent,
     first: AgentEvent,
-    mut run: AgentRun,
+    mut run: ServedRun,
 ) -> impl Stream<Item = Logged> {
     async_stream::stream! {
         let _cancel = CancelOnDrop(Arc::clone(&log));

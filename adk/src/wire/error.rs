@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::AgentError;
 use crate::checkpoint::CheckpointError;
 
-/// A failure in the wire form: `{"code": "thread_busy", "message": "..."}`.
+/// A failure in the wire form: `{"code": "thread_busy", "message": "..."}`, and the
+/// `checkpoint` of a cancelled run that left one.
 ///
 /// The code is stable (see [`AgentError::code`] and [`CheckpointError::code`]) and is
 /// what a program matches on; the message is for people and may change.
@@ -29,6 +30,10 @@ pub struct WireError {
     pub code: Cow<'static, str>,
     /// What happened, for people.
     pub message: String,
+    /// For a run cancelled while it held a thread (code `cancelled`), the checkpoint
+    /// that a resume takes it over from, in its text form; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<String>,
 }
 
 impl WireError {
@@ -38,13 +43,16 @@ impl WireError {
         WireError {
             code: code.into(),
             message: message.into(),
+            checkpoint: None,
         }
     }
 }
 
 impl From<&AgentError> for WireError {
     fn from(error: &AgentError) -> Self {
-        WireError::new(error.code(), error.to_string())
+        let mut wire = WireError::new(error.code(), error.to_string());
+        wire.checkpoint = error.cancelled_checkpoint().map(ToString::to_string);
+        wire
     }
 }
 

@@ -15,7 +15,7 @@
 //! | `tool_result` | [`AgentEvent::ToolResult`] | a [`WireToolResult`]: `call_id`, `name`, `arguments`, `content`, `error` (`{kind, message}`, when it failed), `latency_ms` |
 //! | `interrupt` | [`AgentEvent::Interrupt`] | a [`PendingInterrupt`]: `id`, `call` (when a call interrupted), `payload` |
 //! | `completed` | [`AgentEvent::Completed`], last | a [`WireResult`]: `status`, `final_message`, `messages`, `tool_records`, `iterations`, `model_calls`, `locals`, `interrupts`, `checkpoint` |
-//! | `error` | a failed run ([`AgentError`]), last | a [`WireError`]: `code`, `message` |
+//! | `error` | a failed run ([`AgentError`]), last | a [`WireError`]: `code`, `message`, `checkpoint` (a cancelled run's, when it left one) |
 //!
 //! A run's events end with exactly one `completed` or `error`.
 //!

@@ -6,7 +6,9 @@
 //! [`Identify`](super::Identify) like them; its answer is always a stream (`text/event-stream`,
 //! one `data:` line per event, no `event:` names, as AG-UI's HTTP transport reads it).
 //! Field names and values below are those of AG-UI 1.0 as its SDK's models spell them
-//! (the `ag-ui-protocol` package, whose models the tests validate every event with).
+//! (the `ag-ui-protocol` package, whose models the tests validate every event with; the
+//! tests also drive the route with `@ag-ui/client`'s `HttpAgent`, which verifies the
+//! event sequence and builds the conversation from it).
 //!
 //! # Input
 //!
@@ -115,7 +117,7 @@ use self::input::RunAgentInput;
 use super::ApiError;
 use super::identity::Caller;
 use super::router::AppState;
-use crate::AgentRun;
+use super::served_run::ServedRun;
 
 /// The AG-UI input of a run started through `POST /agents/{name}/agui`, in the run's
 /// extensions: what a handler or a tool reads of the front end's state.
@@ -154,7 +156,7 @@ pub(crate) async fn run(
     let translate = Translate::new(input.thread_id.clone(), input.run_id.clone());
     let mut request = input.into_request()?;
     request.extensions_mut().extend(caller.0);
-    let run = served.start(request).await?;
+    let run = served.start(&state.shutdown, request).await?;
     let events = stream(translate, run).map(|event| {
         let data = serde_json::to_string(&event).unwrap_or_default();
         Ok::<_, Infallible>(Event::default().data(data))
@@ -166,7 +168,7 @@ pub(crate) async fn run(
 
 /// `RUN_STARTED`, the run's events, then `RUN_FINISHED` or `RUN_ERROR`. Dropping it (the
 /// client went away) drops the run.
-fn stream(mut translate: Translate, mut run: AgentRun) -> impl Stream<Item = AgUiEvent> {
+fn stream(mut translate: Translate, mut run: ServedRun) -> impl Stream<Item = AgUiEvent> {
     async_stream::stream! {
         yield translate.started();
         while let Some(event) = run.next().await {

@@ -105,7 +105,8 @@ use self::request::ChatRequest;
 use self::response::{Chunks, Envelope};
 use super::identity::{self, Caller};
 use super::router::AppState;
-use crate::{AgentError, AgentEvent, AgentRun};
+use super::served_run::ServedRun;
+use crate::{AgentError, AgentEvent};
 
 /// `GET /v1/models`: the agents, as models.
 pub(crate) async fn models(State(state): State<AppState>) -> Response {
@@ -131,10 +132,10 @@ pub(crate) async fn chat_completions(
         .map_err(|_| OpenAiError::unknown_model(&chat.model))?;
     let mut request = chat.to_agent_request()?;
     request.extensions_mut().extend(caller.0);
-    let mut run = served.start(request).await?;
+    let mut run = served.start(&state.shutdown, request).await?;
     let envelope = Envelope::new(&chat.model);
     if !chat.stream {
-        let result = run.await.map_err(|e| OpenAiError::from(&e))?;
+        let result = run.result().await.map_err(|e| OpenAiError::from(&e))?;
         return Ok(Json(envelope.completion(&result)).into_response());
     }
     // The response starts with the run's first event, so that a run refused at its
@@ -156,7 +157,7 @@ pub(crate) async fn chat_completions(
 fn chunks(
     mut chunks: Chunks,
     first: AgentEvent,
-    mut run: AgentRun,
+    mut run: ServedRun,
     include_usage: bool,
 ) -> impl Stream<Item = String> {
     async_stream::stream! {

@@ -1,0 +1,87 @@
+//! [`ServedRun`]: a run the server started, counted in flight for its graceful shutdown
+//! and cancelled at the drain's deadline.
+
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+use futures::future::BoxFuture;
+use futures::{FutureExt, Stream, StreamExt};
+use tokio_util::sync::WaitForCancellationFutureOwned;
+use tokio_util::task::task_tracker::TaskTrackerToken;
+
+use super::shutdown::{Admitted, Shutdown};
+use crate::checkpoint::CheckpointId;
+use crate::{AgentError, AgentEvent, AgentResult, AgentRun};
+
+/// The run's events, as [`AgentRun`]'s, until the drain's deadline: then the run is
+/// cancelled and its last item is [`AgentError::Cancelled`] with the checkpoint it left.
+pub(crate) struct ServedRun {
+    state: State,
+    /// (Boxed, so that the run is `Unpin` as an [`AgentRun`] is.)
+    cut: Pin<Box<WaitForCancellationFutureOwned>>,
+    shutdown: Shutdown,
+    _tracked: TaskTrackerToken,
+}
+
+enum State {
+    Running(AgentRun),
+    /// Cut: its checkpoint is being written. (Boxed: few runs get here.)
+    Cancelling(BoxFuture<'static, Option<CheckpointId>>),
+    Ended,
+}
+
+impl ServedRun {
+    pub(crate) fn new(run: AgentRun, admitted: Admitted) -> Self {
+        ServedRun {
+            state: State::Running(run),
+            cut: Box::pin(admitted.cut),
+            shutdown: admitted.shutdown,
+            _tracked: admitted.tracked,
+        }
+    }
+
+    /// The run's result, skipping its events (which the run then does not build).
+    pub(crate) async fn result(mut self) -> Result<AgentResult, AgentError> {
+        if let State::Running(run) = &self.state {
+            run.leave();
+        }
+        while let Some(event) = self.next().await {
+            if let AgentEvent::Completed(result) = event? {
+                return Ok(*result);
+            }
+        }
+        Err(AgentError::Incomplete)
+    }
+}
+
+impl Stream for ServedRun {
+    type Item = Result<AgentEvent, AgentError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        loop {
+            match &mut this.state {
+                State::Running(run) => {
+                    if this.cut.as_mut().poll(cx).is_pending() {
+                        let next = ready!(run.poll_next_unpin(cx));
+                        if next.is_none() {
+                            this.state = State::Ended;
+                        }
+                        return Poll::Ready(next);
+                    }
+                    if let State::Running(run) = std::mem::replace(&mut this.state, State::Ended) {
+                        this.state = State::Cancelling(run.cancel().boxed());
+                    }
+                }
+                State::Cancelling(cancel) => {
+                    let checkpoint = ready!(cancel.as_mut().poll(cx));
+                    this.state = State::Ended;
+                    this.shutdown.count_cancelled();
+                    let checkpoint = checkpoint.map(Box::new);
+                    return Poll::Ready(Some(Err(AgentError::Cancelled { checkpoint })));
+                }
+                State::Ended => return Poll::Ready(None),
+            }
+        }
+    }
+}
