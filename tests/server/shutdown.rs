@@ -162,6 +162,12 @@ async fn a_drain_refuses_new_runs_and_lets_a_run_in_flight_finish_within_its_dea
             json!({"model": "a", "messages": [{"role": "user", "content": "new"}]}),
         )
         .await;
+    let (agui_status, agui) = server
+        .post(
+            "/agents/a/agui",
+            json!({"threadId": "t", "runId": "r", "messages": []}),
+        )
+        .await;
     gate.add_permits(1);
     let rest = events.all().await;
     let drained = hang_guard(drain).await.unwrap();
@@ -173,6 +179,10 @@ async fn a_drain_refuses_new_runs_and_lets_a_run_in_flight_finish_within_its_dea
     );
     assert_eq!(
         (openai_status, openai["error"]["code"].as_str()),
+        (503, Some("shutting_down"))
+    );
+    assert_eq!(
+        (agui_status, agui["error"]["code"].as_str()),
         (503, Some("shutting_down"))
     );
     let last = rest.last().unwrap();

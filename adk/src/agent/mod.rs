@@ -398,7 +398,7 @@ impl AgentBuilder {
 
     /// A deadline for each whole run, counted from its first poll. When it passes,
     /// every model and tool call in flight is cancelled and the run ends with
-    /// [`AgentError::Timeout`](crate::AgentError::Timeout).
+    /// [`AgentError::Timeout`].
     pub fn run_timeout(mut self, limit: Duration) -> Self {
         self.run_timeout = Some(limit);
         self

@@ -335,6 +335,7 @@ impl AgentRun {
     }
 
     /// No one reads the events from here on (see [`AgentRun::result`]).
+    #[cfg(feature = "server")]
     pub(crate) fn leave(&self) {
         self.audience.leave();
     }
