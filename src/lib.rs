@@ -65,6 +65,9 @@
 pub use adk::*;
 pub use adk_handlers as handlers;
 
+#[cfg(feature = "config")]
+pub mod file;
+
 /// The README's code blocks, compiled and run as doc tests: what it shows works as
 /// written.
 #[cfg(doctest)]
