@@ -63,7 +63,7 @@ pub(crate) fn handler_tools(spec: &Spec) -> Vec<String> {
     for handler in &spec.handlers {
         match &handler.kind {
             HandlerKind::TaskCompleted { .. } => {
-                names.push(adk_handlers::TaskCompleted::new().tool().name().to_owned());
+                names.push(adk_handlers::TaskCompleted::TOOL_NAME.to_owned());
             }
             HandlerKind::Slots { slots, .. } => names.extend(slots.iter().map(|s| s.tool_name())),
             _ => {}

@@ -99,9 +99,23 @@ pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>,
 }
 
 /// One scripted turn: `{text}`, `{call: {tool, arguments, id}}` (with an optional
-/// `text` before it), `{calls: [...]}`, or `{error}`.
+/// `text` before it), `{calls: [...]}`, or `{error}`; `delay` waits before answering.
 fn turn(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<Turn> {
-    let fields = walk.mapping(node, "a scripted turn", &["text", "call", "calls", "error"])?;
+    let keys = &["text", "call", "calls", "error", "delay"];
+    let fields = walk.mapping(node, "a scripted turn", keys)?;
+    let delay = fields.get("delay").and_then(|n| walk.duration(n));
+    let turn = scripted_turn(walk, node, &fields)?;
+    Some(match delay {
+        Some(delay) => turn.delay(delay),
+        None => turn,
+    })
+}
+
+fn scripted_turn(
+    walk: &mut Walk<'_>,
+    node: &Node<'_>,
+    fields: &crate::file::yaml::Fields<'_, '_>,
+) -> Option<Turn> {
     if let Some(node) = fields.get("error") {
         return walk.plain_string(node).map(Turn::error);
     }

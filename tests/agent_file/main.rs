@@ -1,0 +1,11 @@
+//! Agents from YAML files (`tower_adk::file`): every setting through a run with the
+//! scripted model, every problem with its line and column, the registry, and the
+//! example files in examples/agents/.
+
+mod errors;
+mod examples;
+#[cfg(feature = "mcp")]
+mod mcp;
+mod registry;
+mod settings;
+mod support;
