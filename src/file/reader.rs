@@ -33,8 +33,11 @@ use super::yaml::Walk;
 /// ```
 pub struct FileReader<'r> {
     registry: Option<&'r Registry>,
-    env: Box<dyn Fn(&str) -> Option<String> + 'r>,
+    env: Env<'r>,
 }
+
+/// Where `${VAR}` is read from.
+type Env<'r> = Box<dyn Fn(&str) -> Option<String> + 'r>;
 
 impl<'r> FileReader<'r> {
     pub(crate) fn new() -> Self {

@@ -281,3 +281,22 @@ fn reading_never_panics_on_any_prefix_of_a_file() {
         }
     }
 }
+
+#[test]
+fn the_readmes_example_error_is_what_is_shown() {
+    let text = "name: booking\ndescription: Books hotel rooms.\nmodel: {provider: openai, name: gpt-4o-mini, temprature: 0.2}\n";
+    let errors = AgentFile::reader()
+        .env(|_| None)
+        .read_str(text, "booking.yaml")
+        .expect_err("a typo");
+    let shown = errors.to_string();
+    let expected = "\
+error[unknown_key]: unknown key `temprature` in `model`
+ --> booking.yaml:3:46
+  |
+3 | model: {provider: openai, name: gpt-4o-mini, temprature: 0.2}
+  |                                              ^^^^^^^^^^ did you mean `temperature`?
+  = valid here: provider, name, base_url, api_key, stream, temperature, max_tokens,";
+    // (Without the `openai` feature, a problem about that comes first.)
+    assert!(shown.contains(expected), "{shown}");
+}

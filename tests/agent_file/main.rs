@@ -2,6 +2,8 @@
 //! scripted model, every problem with its line and column, the registry, and the
 //! example files in examples/agents/.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod errors;
 mod examples;
 #[cfg(feature = "mcp")]

@@ -306,11 +306,11 @@ fn slot(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<Slot> {
         None => "text".to_owned(),
     };
     let values = fields.get("values");
-    if kind != "categorical" {
-        if let Some(node) = values {
-            let message = "`values` is for slots of `type: categorical` only";
-            walk.at(node, ProblemKind::Conflict, message);
-        }
+    if let Some(node) = values
+        && kind != "categorical"
+    {
+        let message = "`values` is for slots of `type: categorical` only";
+        walk.at(node, ProblemKind::Conflict, message);
     }
     let name = name?;
     Some(match kind.as_str() {
