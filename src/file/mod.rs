@@ -118,6 +118,7 @@
 mod agent;
 mod build;
 mod check;
+mod duplicates;
 mod error;
 mod exit_if;
 mod handlers;

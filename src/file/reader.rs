@@ -111,6 +111,7 @@ impl<'r> FileReader<'r> {
         let mut walk = Walk::new(&*self.env);
         let spec = parse::spec(&mut walk, root, base);
         let mut problems = walk.problems;
+        problems.extend(super::duplicates::duplicate_keys(text));
         if let Some(extra) = documents.get(1) {
             let at = super::yaml::location(extra);
             problems.push(Problem::new(

@@ -101,6 +101,21 @@ fn yaml_that_does_not_parse_is_a_syntax_problem_at_its_place() {
 }
 
 #[test]
+fn a_key_given_twice_is_a_problem_at_the_second() {
+    let found = problems(&format!(
+        "{MODEL}max_iterations: 3\nhandlers:\n  - call_limits: {{tool_calls: 1, tool_calls: 2}}\nmax_iterations: 4\n"
+    ));
+    assert_eq!(
+        places(&found),
+        [(DuplicateKey, 4, 34), (DuplicateKey, 5, 1)]
+    );
+    assert_eq!(
+        found[1].message(),
+        "the key `max_iterations` is given twice here: keep one"
+    );
+}
+
+#[test]
 fn an_unknown_key_lists_the_valid_ones_and_suggests_the_closest() {
     let found = problems("model:\n  provider: scripted\n  turns: []\n  max_token: 5\n");
     assert_eq!(places(&found), [(UnknownKey, 4, 3)]);
