@@ -9,5 +9,7 @@ mod examples;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod registry;
+#[cfg(feature = "server")]
+mod served;
 mod settings;
 mod support;
