@@ -315,3 +315,22 @@ error[unknown_key]: unknown key `temprature` in `model`
     // (Without the `openai` feature, a problem about that comes first.)
     assert!(shown.contains(expected), "{shown}");
 }
+
+#[test]
+fn an_agent_file_that_cannot_be_read_is_one_problem_naming_it() {
+    let errors = AgentFile::from_path("no/such/agent.yaml").expect_err("no file");
+    assert_eq!(errors.file(), "no/such/agent.yaml");
+    assert_eq!(places(errors.problems()), [(UnreadableFile, 0, 0)]);
+    assert!(
+        errors.to_string().contains("--> no/such/agent.yaml"),
+        "{errors}"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_a_mapping_or_holds_two_documents() {
+    assert_eq!(places(&problems("- a\n- b\n")), [(WrongType, 1, 1)]);
+    assert_eq!(places(&problems("")), [(MissingKey, 1, 1)]);
+    let two = format!("{MODEL}---\n{MODEL}");
+    assert_eq!(places(&problems(&two)), [(Syntax, 3, 1)]);
+}
