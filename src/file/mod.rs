@@ -196,6 +196,14 @@ impl AgentFile {
     pub fn file(&self) -> &str {
         &self.file
     }
+
+    /// The names of the MCP servers that [`load`](AgentFile::load) connects to.
+    pub fn mcp_servers(&self) -> impl Iterator<Item = &str> {
+        self.spec
+            .mcp_servers
+            .iter()
+            .map(|server| server.name.as_str())
+    }
 }
 
 impl fmt::Debug for AgentFile {

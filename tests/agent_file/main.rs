@@ -8,6 +8,8 @@ mod errors;
 mod examples;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(feature = "openai")]
+mod openai;
 mod registry;
 #[cfg(feature = "server")]
 mod served;

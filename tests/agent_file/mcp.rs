@@ -57,6 +57,10 @@ fn read(text: &str) -> AgentFile {
 #[tokio::test]
 async fn the_mcp_example_gets_the_included_tools_and_all_but_the_excluded() {
     let text = std::fs::read_to_string(example("mcp.yaml")).expect("example");
+    assert_eq!(
+        read(&text).mcp_servers().collect::<Vec<_>>(),
+        ["toolbox", "everything"]
+    );
     let agent = read(&text)
         .load(&Registry::new())
         .await
