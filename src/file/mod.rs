@@ -1,0 +1,242 @@
+//! Agents described in a YAML file: read and checked into an [`AgentFile`] (every
+//! problem at once, each with its line and column), loaded with a [`Registry`] of the
+//! program's own tools and handlers into a [`LoadedAgent`], built into a [`FileAgent`].
+//!
+//! # Example
+//!
+//! ```
+//! use tower::ServiceExt;
+//! use tower_adk::AgentRequest;
+//! use tower_adk::file::{AgentFile, Registry};
+//! use tower_adk::testing::text_tool;
+//!
+//! let text = r#"
+//! name: support
+//! description: Answers questions about orders.
+//! prompt: |
+//!   {{ description }} Be brief.
+//! model:
+//!   provider: scripted          # `openai` for a real one
+//!   turns:
+//!     - call: {tool: lookup_order, arguments: {id: 7}}
+//!     - text: Order 7 has shipped.
+//! tools: [lookup_order]
+//! max_iterations: 5
+//! handlers:
+//!   - call_limits: {tool_calls: 3}
+//! "#;
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let registry = Registry::new().tool(text_tool("lookup_order", "shipped"));
+//! let file = AgentFile::reader().registry(&registry).read_str(text, "support.yaml")?;
+//! let loaded = file.load(&registry).await?;
+//! let model = loaded.scripted_model().cloned().unwrap();
+//! let agent = loaded.build()?;
+//!
+//! let result = agent.oneshot(AgentRequest::user("Where is order 7?")).await?.await?;
+//! assert_eq!(result.final_message.content(), "Order 7 has shipped.");
+//! assert_eq!(model.requests()[0].messages[0].content(), "Answers questions about orders. Be brief.");
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+//!
+//! # The file
+//!
+//! ```yaml
+//! name: support                      # the agent's name (interrupt ids, listings); default `agent`
+//! description: Answers questions.    # for listings, and `{{ description }}` in the prompt
+//! model:
+//!   provider: openai                 # openai | scripted | registered
+//!   name: gpt-4o-mini                # the model's name (openai), or the registered name
+//!   base_url: ${LLM_BASE_URL}        # default: OPENAI_BASE_URL, else OpenAI's
+//!   api_key: {env: OPENAI_API_KEY}   # default: OPENAI_API_KEY
+//!   temperature: 0.2                 # also: max_tokens, top_p, seed, stop, stream
+//!   # scripted: `turns: [{text: ...}, {call: {tool, arguments, id}}, {calls: [...]}, {error: ...}]`
+//!   # (each may `delay: 1s`),
+//!   # `per_run: true` to play every turn in each run
+//! prompt: "You help with {{ description }}"   # a minijinja template; or prompt_file: PATH
+//! include_date_time: true            # adds the current date and time to the prompt
+//! timezone: Europe/Berlin            # of the date and time (IANA); default UTC
+//! timeout: 2m                        # a deadline for each whole run
+//! tool_timeout: 30s                  # a deadline for each tool call
+//! mcp_connection_retries: 3          # default for each MCP server
+//! filler_messages: true              # the text of a reply that also calls tools, as an event
+//! max_iterations: 10                 # model calls per run
+//! parallel_tool_calls: 4             # tool calls of one turn that run at the same time
+//! tools: [lookup_order]              # registered tools
+//! return_directly: [lookup_order]    # tools whose result ends the run
+//! mcp_servers:
+//!   - name: files
+//!     command: [node, server.js, /data]   # stdio; or `url: http://...` (and `bearer_token`)
+//!     include: [read_file]           # or `exclude: [...]`, not both
+//!     env: {LOG_LEVEL: warn}         # also: connect_retries, connect_timeout, call_timeout
+//! handlers:                          # in the order they run; `- NAME` or `- NAME: SETTINGS`
+//!   - role_filter: {roles: {admin: ["*"], viewer: [lookup_order]}, default: []}
+//!   - approval: {tools: {refund: {description: "Refund?", allow: [approve, reject]}}, per_turn: false}
+//!   - policy: {deny: {delete_account: "accounts are closed by the back office"}, ask: [refund]}
+//!   - call_limits: {model_calls: 8, tool_calls: 10, per_tool: {refund: 1}, on_limit: end_run}
+//!   - output_cap: {max_chars: 4000}  # or max_bytes
+//!   - envelope: {note: "..."}        # or just `- envelope`
+//!   - stop_at_tool: {on_call: [handoff]}   # or until_success
+//!   - task_completed                 # general purpose agents: ends with the model's closing text
+//!   - slots:                         # task specific agents
+//!       slots:
+//!         - {name: city, type: text, description: The city}
+//!         - {name: room, type: categorical, values: [single, double]}
+//!       exit_if: ["slots.city is not none and slots.room is not none"]
+//!   - audit: {level: high}           # a handler the program registered
+//! checkpoints:
+//!   store: sqlite:agent.db           # memory | sqlite:PATH | postgres://... | redis://...
+//!   durable: true                    # each run resumable after a crash
+//! ```
+//!
+//! Strings may use `${VAR}` (`$${` for a literal `${`), and settings `{env: VAR}`: a
+//! variable that is not set is a problem of the file, named.
+//!
+//! # Roles
+//!
+//! A `role_filter` reads the caller's [`Role`] from the request's extensions: a caller
+//! whose role is listed sees that role's tools (`"*"`: all), any other caller the
+//! `default` list (none if left out). It filters the tools present when it runs: tools
+//! that a later handler adds (`task_completed`, the slots' tools) are not filtered.
+//!
+//! # Slots and `exit_if`
+//!
+//! Each `exit_if` condition is a Jinja expression over `slots` (each slot's value, or
+//! `none` while unset), checked after each slot is set: the run ends when any holds.
+//! Without `exit_if`, it ends when every slot is set. Conditions are compiled, and the
+//! slots they name checked, when the file is read.
+//!
+//! # Problems
+//!
+//! Reading reports every problem of the file at once in [`FileErrors`], each a
+//! [`Problem`] with its [`ProblemKind`], line, column, and the valid choices with the
+//! closest one suggested. Names that depend on the program (tools, registered handlers
+//! and models) are checked when a [`Registry`] is given to the [`FileReader`], and
+//! again by [`AgentFile::load`], which also checks MCP servers' tool lists once
+//! connected.
+
+mod agent;
+mod build;
+mod check;
+mod duplicates;
+mod error;
+mod exit_if;
+mod handlers;
+#[cfg(feature = "mcp")]
+mod mcp;
+mod parse;
+mod reader;
+mod registry;
+mod spec;
+mod yaml;
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+pub use self::agent::{FileAgent, HandlersLayer, HandlersService, LoadedAgent, Preview};
+pub use self::error::{FileErrors, LoadError, Location, Problem, ProblemKind};
+pub use self::reader::FileReader;
+pub use self::registry::{HandlerSettings, Registry};
+
+/// An agent file, read and checked: what it describes, ready to be
+/// [loaded](AgentFile::load).
+///
+/// # Example
+///
+/// ```
+/// use tower_adk::file::AgentFile;
+///
+/// let file = AgentFile::from_str("name: greeter\nmodel: {provider: scripted, turns: [{text: Hi!}]}\n", "greeter.yaml")?;
+/// assert_eq!(file.name(), "greeter");
+/// # Ok::<_, tower_adk::file::FileErrors>(())
+/// ```
+pub struct AgentFile {
+    file: String,
+    text: Arc<str>,
+    spec: spec::Spec,
+}
+
+impl AgentFile {
+    /// Reads the file at `path`, with the process's environment.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of the file.
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, FileErrors> {
+        FileReader::new().read_path(path)
+    }
+
+    /// Reads `text`, calling it `name` in messages, with the process's environment.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of the file.
+    pub fn from_str(text: &str, name: impl Into<String>) -> Result<Self, FileErrors> {
+        FileReader::new().read_str(text, name)
+    }
+
+    /// A reader with more choices: the registry to check names against, the
+    /// environment to read.
+    pub fn reader<'r>() -> FileReader<'r> {
+        FileReader::new()
+    }
+
+    /// The agent's name.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// What the agent does.
+    pub fn description(&self) -> &str {
+        &self.spec.description
+    }
+
+    /// The file's name, as given when it was read.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The names of the MCP servers that [`load`](AgentFile::load) connects to.
+    pub fn mcp_servers(&self) -> impl Iterator<Item = &str> {
+        self.spec
+            .mcp_servers
+            .iter()
+            .map(|server| server.name.as_str())
+    }
+}
+
+impl fmt::Debug for AgentFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentFile")
+            .field("file", &self.file)
+            .field("name", &self.spec.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The caller's role, in a request's extensions, for the file's `role_filter`.
+///
+/// # Example
+///
+/// ```
+/// use tower_adk::AgentRequest;
+/// use tower_adk::file::Role;
+///
+/// let request = AgentRequest::user("refund order 7").with_extension(Role::new("admin"));
+/// # let _ = request;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Role(Arc<str>);
+
+impl Role {
+    /// The role named `name`.
+    pub fn new(name: impl AsRef<str>) -> Self {
+        Role(Arc::from(name.as_ref()))
+    }
+
+    /// The role's name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}

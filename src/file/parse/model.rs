@@ -1,0 +1,165 @@
+//! `model:`: where the model comes from, and the options sent with each call.
+
+use adk::ModelOptions;
+use adk::testing::Turn;
+
+use crate::file::error::ProblemKind;
+use crate::file::spec::ModelSpec;
+use crate::file::yaml::{Node, Walk};
+
+const KEYS: &[&str] = &[
+    "provider",
+    "name",
+    "base_url",
+    "api_key",
+    "stream",
+    "temperature",
+    "max_tokens",
+    "top_p",
+    "seed",
+    "stop",
+    "turns",
+    "per_run",
+];
+
+const PROVIDERS: &[&str] = &["openai", "scripted", "registered"];
+
+/// The model and its options.
+pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>, ModelOptions) {
+    let mut options = ModelOptions::default();
+    let Some(fields) = walk.mapping(node, "`model`", KEYS) else {
+        return (None, options);
+    };
+    if let Some(node) = fields.get("temperature") {
+        #[allow(clippy::cast_possible_truncation)]
+        let value = walk.number(node).map(|x| x as f32);
+        options.temperature = value;
+    }
+    if let Some(node) = fields.get("top_p") {
+        #[allow(clippy::cast_possible_truncation)]
+        let value = walk.number(node).map(|x| x as f32);
+        options.top_p = value;
+    }
+    if let Some(node) = fields.get("max_tokens") {
+        options.max_tokens = walk.count(node, 1).and_then(|n| u32::try_from(n).ok());
+    }
+    if let Some(node) = fields.get("seed") {
+        options.seed = walk.count(node, 0);
+    }
+    if let Some(node) = fields.get("stop") {
+        options.stop = walk.list(node, Walk::plain_string);
+    }
+    let provider = walk
+        .required(&fields, "provider", "`model`")
+        .and_then(|node| walk.choice(node, "model provider", PROVIDERS));
+    let only_for = |walk: &mut Walk<'_>, key: &str, provider_name: &str| {
+        if let Some(node) = fields.get(key) {
+            let message = format!("`{key}` is a setting of the `{provider_name}` provider only");
+            walk.at(node, ProblemKind::Conflict, message);
+        }
+    };
+    let spec = match provider.as_deref() {
+        Some("openai") => {
+            only_for(walk, "turns", "scripted");
+            only_for(walk, "per_run", "scripted");
+            if !cfg!(feature = "openai") {
+                let message = "the `openai` provider needs the `openai` feature of tower-adk";
+                walk.at(node, ProblemKind::NotEnabled, message);
+            }
+            Some(ModelSpec::OpenAi {
+                name: fields.get("name").and_then(|n| walk.string(n)),
+                base_url: fields.get("base_url").and_then(|n| walk.string(n)),
+                api_key: fields.get("api_key").and_then(|n| walk.string(n)),
+                stream: fields.get("stream").and_then(|n| walk.bool(n)),
+            })
+        }
+        Some("scripted") => {
+            for key in ["name", "base_url", "api_key", "stream"] {
+                only_for(walk, key, "openai");
+            }
+            let turns = match walk.required(&fields, "turns", "a scripted model") {
+                Some(node) => walk.list(node, turn),
+                None => Vec::new(),
+            };
+            let per_run = fields.get("per_run").and_then(|n| walk.bool(n));
+            Some(ModelSpec::Scripted {
+                turns,
+                per_run: per_run.unwrap_or(false),
+            })
+        }
+        Some("registered") => {
+            only_for(walk, "turns", "scripted");
+            walk.required(&fields, "name", "a registered model")
+                .and_then(|n| walk.name(n))
+                .map(ModelSpec::Registered)
+        }
+        _ => None,
+    };
+    (spec, options)
+}
+
+/// One scripted turn: `{text}`, `{call: {tool, arguments, id}}` (with an optional
+/// `text` before it), `{calls: [...]}`, or `{error}`; `delay` waits before answering.
+fn turn(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<Turn> {
+    let keys = &["text", "call", "calls", "error", "delay"];
+    let fields = walk.mapping(node, "a scripted turn", keys)?;
+    let delay = fields.get("delay").and_then(|n| walk.duration(n));
+    let turn = scripted_turn(walk, node, &fields)?;
+    Some(match delay {
+        Some(delay) => turn.delay(delay),
+        None => turn,
+    })
+}
+
+fn scripted_turn(
+    walk: &mut Walk<'_>,
+    node: &Node<'_>,
+    fields: &crate::file::yaml::Fields<'_, '_>,
+) -> Option<Turn> {
+    if let Some(node) = fields.get("error") {
+        return walk.plain_string(node).map(Turn::error);
+    }
+    let text = fields.get("text").and_then(|n| walk.plain_string(n));
+    let mut calls = Vec::new();
+    if let Some(node) = fields.get("call") {
+        calls.extend(call(walk, node, 1));
+    }
+    if let Some(node) = fields.get("calls") {
+        let mut n = 0;
+        calls.extend(walk.list(node, |walk, node| {
+            n += 1;
+            call(walk, node, n)
+        }));
+    }
+    if text.is_none() && calls.is_empty() {
+        let message = "a scripted turn needs `text`, `call`, `calls` or `error`";
+        walk.at(node, ProblemKind::MissingKey, message);
+        return None;
+    }
+    let mut turn = Turn::text(text.unwrap_or_default());
+    for (id, tool, arguments) in calls {
+        turn = turn.with_call(id, tool, arguments);
+    }
+    Some(turn)
+}
+
+/// `{tool, arguments, id}`; the id defaults to `call_N`.
+fn call(
+    walk: &mut Walk<'_>,
+    node: &Node<'_>,
+    n: usize,
+) -> Option<(String, String, serde_json::Value)> {
+    let fields = walk.mapping(node, "a scripted call", &["tool", "arguments", "id"])?;
+    let tool = walk
+        .required(&fields, "tool", "a scripted call")
+        .and_then(|n| walk.plain_string(n));
+    let arguments = match fields.get("arguments") {
+        Some(node) => walk.json(node)?,
+        None => serde_json::json!({}),
+    };
+    let id = match fields.get("id") {
+        Some(node) => walk.plain_string(node)?,
+        None => format!("call_{n}"),
+    };
+    Some((id, tool?, arguments))
+}

@@ -1,0 +1,146 @@
+//! [`FileReader`]: reads an agent file, with the environment and (optionally) the
+//! registry its names are checked against.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use saphyr::{LoadableYamlNode, MarkedYaml};
+
+use super::AgentFile;
+use super::check;
+use super::error::{FileErrors, Location, Problem, ProblemKind};
+use super::parse;
+use super::registry::Registry;
+use super::yaml::Walk;
+
+/// Reads agent files: from a path or a string, with the process's environment or
+/// another, checking names against a [`Registry`] or not. See
+/// [`AgentFile::reader`].
+///
+/// # Example
+///
+/// ```
+/// use tower_adk::file::{AgentFile, ProblemKind};
+///
+/// let text = "model: {provider: openai, name: gpt-4o-mini, base_url: '${LLM_URL}'}\n";
+/// let env = |name: &str| (name == "LLM_URL").then(|| "http://127.0.0.1:8000/v1".to_owned());
+/// assert!(AgentFile::reader().env(env).read_str(text, "agent.yaml").is_ok() || !cfg!(feature = "openai"));
+///
+/// let errors = AgentFile::reader().env(|_| None).read_str(text, "agent.yaml").unwrap_err();
+/// let missing = errors.problems().iter().find(|p| p.kind() == ProblemKind::MissingEnv).unwrap();
+/// assert_eq!(missing.message(), "environment variable `LLM_URL` is not set");
+/// ```
+pub struct FileReader<'r> {
+    registry: Option<&'r Registry>,
+    env: Env<'r>,
+}
+
+/// Where `${VAR}` is read from.
+type Env<'r> = Box<dyn Fn(&str) -> Option<String> + 'r>;
+
+impl<'r> FileReader<'r> {
+    pub(crate) fn new() -> Self {
+        FileReader {
+            registry: None,
+            env: Box::new(|name| std::env::var(name).ok()),
+        }
+    }
+
+    /// Also checks the names the file uses (tools, handlers, models, and the tools that
+    /// handlers name) against `registry`, reporting their problems with the others.
+    pub fn registry(mut self, registry: &'r Registry) -> Self {
+        self.registry = Some(registry);
+        self
+    }
+
+    /// Reads `${VAR}` and `{env: VAR}` from `env` instead of the process's environment.
+    pub fn env<F>(mut self, env: F) -> Self
+    where
+        F: Fn(&str) -> Option<String> + 'r,
+    {
+        self.env = Box::new(env);
+        self
+    }
+
+    /// Reads the file at `path`; a prompt file is found relative to its folder.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of the file ([`FileErrors`]), including one that it cannot be read.
+    pub fn read_path(self, path: impl AsRef<Path>) -> Result<AgentFile, FileErrors> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| {
+            let message = format!("cannot read the agent file: {error}");
+            let problem = Problem::new(ProblemKind::UnreadableFile, Location::default(), message);
+            FileErrors::new(name.clone(), Arc::from(""), vec![problem])
+        })?;
+        self.read(&text, name, path.parent())
+    }
+
+    /// Reads `text`, calling the file `name` in messages; a prompt file is found
+    /// relative to the current folder.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of the file ([`FileErrors`]).
+    pub fn read_str(self, text: &str, name: impl Into<String>) -> Result<AgentFile, FileErrors> {
+        self.read(text, name.into(), None)
+    }
+
+    fn read(self, text: &str, name: String, base: Option<&Path>) -> Result<AgentFile, FileErrors> {
+        let source: Arc<str> = Arc::from(text);
+        let fail = |problems| FileErrors::new(name.clone(), Arc::clone(&source), problems);
+        let documents = MarkedYaml::load_from_str(text).map_err(|error| {
+            let at = error.marker();
+            let location = Location {
+                line: at.line(),
+                column: at.col() + 1,
+            };
+            let message = format!("not valid YAML: {}", error.info());
+            fail(vec![Problem::new(ProblemKind::Syntax, location, message)])
+        })?;
+        let Some(root) = documents.first() else {
+            let message = "the agent file is empty; it needs at least `model`";
+            return Err(fail(vec![check::at_start(
+                ProblemKind::MissingKey,
+                message,
+            )]));
+        };
+        let mut walk = Walk::new(&*self.env);
+        let spec = parse::spec(&mut walk, root, base);
+        let mut problems = walk.problems;
+        problems.extend(super::duplicates::duplicate_keys(text));
+        if let Some(extra) = documents.get(1) {
+            let at = super::yaml::location(extra);
+            problems.push(Problem::new(
+                ProblemKind::Syntax,
+                at,
+                "an agent file holds one YAML document",
+            ));
+        }
+        if let Some(registry) = self.registry {
+            check::registry_names(&spec, registry, &mut problems);
+            if let Some(tools) = check::static_tools(&spec) {
+                check::tool_references(&spec, &tools, &mut problems);
+            }
+        }
+        if !problems.is_empty() {
+            return Err(fail(problems));
+        }
+        Ok(AgentFile {
+            file: name,
+            text: source,
+            spec,
+        })
+    }
+}
+
+impl fmt::Debug for FileReader<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FileReader")
+            .field("registry", &self.registry)
+            .finish_non_exhaustive()
+    }
+}
