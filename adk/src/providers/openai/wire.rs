@@ -32,6 +32,8 @@ struct ChatRequest<'a> {
     stop: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<Value>,
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<Value>,
@@ -144,6 +146,11 @@ pub(super) fn request_body(shared: &Shared, request: &ModelRequest) -> Value {
         max_completion_tokens,
         stop: &options.stop,
         seed: options.seed,
+        response_format: options.response_format.as_deref().map(|format| {
+            json!({"type": "json_schema", "json_schema": {
+                "name": format.name, "schema": format.schema, "strict": format.strict
+            }})
+        }),
         stream: shared.stream,
         stream_options: (shared.stream && shared.stream_usage)
             .then(|| json!({"include_usage": true})),
