@@ -127,7 +127,7 @@ impl Spec {
             .map(|call| {
                 let text = if call.id == answer.id {
                     format!(
-                        "error (invalid arguments): {}\nCall `{}` again with the corrected answer.",
+                        "error (invalid arguments):\n{}\nCall `{}` again with the corrected answer.",
                         list(&problems),
                         self.name
                     )
