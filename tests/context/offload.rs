@@ -124,3 +124,45 @@ async fn cleared_results_are_gone_and_no_read_tool_is_offered() {
         report()
     );
 }
+
+#[tokio::test]
+async fn offloaded_results_survive_an_interrupt_and_are_read_back_after_the_resume() {
+    use tower_adk::handlers::{ApprovalRule, HumanApproval};
+    use tower_adk::interrupt::Decision;
+    use tower_adk::RunStatus;
+
+    let model = ScriptedModel::new([
+        Turn::call("c1", "report", json!({})),
+        Turn::call("c2", "report", json!({})),
+        // The third call is offloaded c1 already; then a refund that waits for a person.
+        Turn::call("c3", "refund", json!({"order": 7})),
+        Turn::call("c4", READ_TOOL, json!({"id": "c1"})),
+        Turn::text("Refunded, and here is Q1 again."),
+    ]);
+    let agent = Agent::builder(model.clone())
+        .tool(text_tool("report", &report()))
+        .tool(text_tool("refund", "refunded"))
+        .build()
+        .unwrap();
+    let offload = ToolResultOffload::new().keep_recent(1).min_tokens(100);
+    let approval = HumanApproval::new().tool("refund", ApprovalRule::new());
+
+    let request = AgentRequest::user("go")
+        .with_handler(offload.clone())
+        .with_handler(approval.clone());
+    let stopped = agent.run(request).await.unwrap();
+    assert_eq!(stopped.status, RunStatus::Interrupted);
+    assert!(stopped.locals.contains(tower_adk::handlers::STORE_KEY));
+
+    let id = stopped.interrupts[0].id.clone();
+    let resume = AgentRequest::resume(stopped.checkpoint.clone().unwrap(), [(id, Decision::Approve)])
+        .with_handler(offload)
+        .with_handler(approval);
+    let done = agent.run(resume).await.unwrap();
+
+    assert_eq!(done.status, RunStatus::Completed);
+    assert_eq!(done.tool_record("c4").unwrap().content, report());
+    let last = &model.requests()[4].messages;
+    assert!(last.tool_result("c1").unwrap().content().starts_with("[offloaded:"));
+    assert_paired(last);
+}

@@ -38,6 +38,34 @@ pub struct TypedResult<T> {
 ///
 /// `S` is the agent service inside: the [`Agent`], or the agent inside
 /// [`HandlerLayer`](crate::HandlerLayer)s (see [`TypedAgent::map_inner`]).
+///
+/// # Example
+///
+/// The events as they come, then the answer:
+///
+/// ```
+/// use futures::StreamExt;
+/// use serde_json::json;
+/// use tower_adk::testing::{ScriptedModel, Turn};
+/// use tower_adk::{Agent, AgentEvent, AgentRequest, TypedAgent};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct City { name: String }
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let model = ScriptedModel::new([Turn::call("c1", "final_answer", json!({"name": "Oslo"}))]);
+/// let agent = Agent::builder(model).output::<City>().build()?;
+///
+/// let mut run = agent.run(AgentRequest::user("Capital of Norway?"));
+/// while let Some(event) = run.next().await {
+///     if let AgentEvent::Completed(result) = event? {
+///         let answer = TypedAgent::<City>::parse(*result)?;
+///         assert_eq!(answer.output.name, "Oslo");
+///     }
+/// }
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
 pub struct TypedAgent<T, S = Agent> {
     inner: AwaitRun<S>,
     check: BoxHandler,

@@ -34,6 +34,7 @@ impl fmt::Display for Problem {
 
 /// The model's final answer was still invalid after the last retry.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 #[error("the final answer was still invalid after {attempts} attempts: {}", join(.problems))]
 pub struct InvalidOutput {
     /// How many answers the model gave (the first and each retry).

@@ -36,6 +36,9 @@ pub const STORE_KEY: &str = "tower_adk.offloaded_tool_results";
 /// - **Clear** ([`clear`](ToolResultOffload::clear)): the text is dropped; the reference
 ///   says so, and no tool is added.
 ///
+/// The store grows with the run (and the thread): a result stays readable after a
+/// [`Summarizer`](crate::Summarizer) folded its reference into a summary.
+///
 /// The call and its result stay paired: only the result's text changes. The run's
 /// history changes for good (later turns and the result see the reference), and a
 /// result is offloaded once. Register it before a [`Summarizer`](crate::Summarizer),
@@ -174,6 +177,10 @@ impl Handler for ToolResultOffload {
                 break;
             }
             if content.starts_with("[offloaded: ") || content.starts_with("[cleared: ") {
+                continue;
+            }
+            // A token is at least a byte: a short text need not be counted.
+            if content.len() <= self.min_tokens {
                 continue;
             }
             let tokens = self.counter.count(content);

@@ -367,6 +367,21 @@ mod tests {
     }
 
     #[test]
+    fn a_response_format_is_sent_as_a_json_schema() {
+        let mut request = ModelRequest::new(vec![Message::user("hi")].into());
+        let schema = json!({"type": "object", "properties": {}, "additionalProperties": false});
+        let format = crate::model::ResponseFormat::json_schema("answer", schema.clone());
+        request.options.response_format = Some(Arc::new(format.strict(true)));
+        let body = request_body(&model().shared, &request);
+        assert_eq!(
+            body["response_format"],
+            json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": true}})
+        );
+        let body = request_body(&model().shared, &ModelRequest::new(vec![].into()));
+        assert!(body.get("response_format").is_none());
+    }
+
+    #[test]
     fn without_tools_no_tool_choice_is_sent() {
         let mut request = ModelRequest::new(vec![Message::user("hi")].into());
         request.options.tool_choice = ToolChoice::Required;
