@@ -9,9 +9,9 @@
 //! cargo bench --bench context --features tiktoken
 //! ```
 //!
-//! Each iteration is one run of one model call (a model that answers at once, which costs
-//! close to nothing) over the same 161-message history; the bookkeeping's cost is the
-//! difference with `no_handler`.
+//! Each iteration is one `before_model` hook of the summariser, called as the loop calls
+//! it, on a 161-message history (about 3,500 tokens) that the loop shares with the
+//! model's request (so a summarising turn copies it, as in a run).
 
 use std::hint::black_box;
 
@@ -19,7 +19,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use tower::service_fn;
 use tower_adk::handlers::{CharEstimate, Summarizer, TokenCounter};
-use tower_adk::{Agent, AgentRequest, BoxError, Message, ModelRequest, ModelResponse, ToolCall};
+use tower_adk::{BoxError, Handler, Message, Messages, ModelRequest, ModelResponse};
+use tower_adk::{RunContext, RunState, ToolCall};
 
 const BUDGET: usize = 4_000;
 
@@ -32,7 +33,7 @@ fn runtime() -> tokio::runtime::Runtime {
 
 /// 40 turns of a support conversation (question, lookup, result, answer), then a
 /// question: 161 messages, about 3,500 tokens by the estimate.
-fn history() -> Vec<Message> {
+fn history() -> Messages {
     let mut messages = vec![Message::system("You answer questions about orders.")];
     for i in 0..40 {
         messages.push(Message::user(format!("Where is order {i}?")));
@@ -46,7 +47,7 @@ fn history() -> Vec<Message> {
         messages.push(Message::assistant(format!("Order {i} has shipped.")));
     }
     messages.push(Message::user("And order 41?"));
-    messages
+    Messages::from(messages)
 }
 
 fn summary_model() -> impl tower::Service<
@@ -64,7 +65,7 @@ fn summary_model() -> impl tower::Service<
     })
 }
 
-fn bookkeeping(c: &mut Criterion) {
+fn summarizer_per_turn(c: &mut Criterion) {
     let runtime = runtime();
     let history = history();
     let tokens = CharEstimate.count_messages(&history);
@@ -72,48 +73,36 @@ fn bookkeeping(c: &mut Criterion) {
         tokens < BUDGET && tokens > BUDGET * 3 / 4,
         "{tokens} tokens"
     );
-    // Answers at once, whatever the history (the scripted model reads its turn from it).
-    let model = service_fn(|_: ModelRequest| async {
-        Ok::<_, BoxError>(ModelResponse::message(Message::assistant(
-            "It has shipped.",
-        )))
-    });
-    let agent = Agent::builder(model)
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
     let mut group = c.benchmark_group("summarizer_per_turn");
 
-    let run = |summarizer: Option<Summarizer>| {
-        let (agent, history) = (agent.clone(), history.clone());
-        move || {
-            let mut request = AgentRequest::new(history.clone());
-            if let Some(summarizer) = &summarizer {
-                request = request.with_handler(summarizer.clone());
-            }
-            let run = agent.run(request);
-            async move { black_box(run.await.unwrap_or_else(|e| panic!("{e}"))) }
-        }
+    let mut bench = |name: &str, summarizer: Summarizer| {
+        group.bench_function(name, |b| {
+            b.to_async(&runtime).iter(|| async {
+                let mut cx = RunContext::new(http::Extensions::new());
+                let mut state = RunState::new(history.clone());
+                let hook = summarizer.before_model(&mut cx, &mut state).await;
+                hook.unwrap_or_else(|e| panic!("{e}"));
+                black_box(state)
+            });
+        });
     };
-    let mut bench = |name: &str, summarizer: Option<Summarizer>| {
-        let run = run(summarizer);
-        group.bench_function(name, |b| b.to_async(&runtime).iter(&run));
-    };
-    bench("no_handler", None);
-    bench("estimate", Some(Summarizer::new(summary_model(), BUDGET)));
+    bench("count_estimate", Summarizer::new(summary_model(), BUDGET));
     #[cfg(feature = "tiktoken")]
     {
         let counter = tower_adk::handlers::Tiktoken::for_model("gpt-4o-mini")
             .unwrap_or_else(|e| panic!("{e}"));
-        let summarizer = Summarizer::new(summary_model(), BUDGET).counter(counter);
-        bench("tiktoken", Some(summarizer));
+        bench(
+            "count_tiktoken",
+            Summarizer::new(summary_model(), BUDGET).counter(counter),
+        );
     }
-    // Over a 2,000-token budget: every run summarises its older turns.
+    // Over a 2,000-token budget: every call summarises the older turns.
     bench(
         "summarising_turn",
-        Some(Summarizer::new(summary_model(), BUDGET / 2)),
+        Summarizer::new(summary_model(), BUDGET / 2),
     );
     group.finish();
 }
 
-criterion_group!(benches, bookkeeping);
+criterion_group!(benches, summarizer_per_turn);
 criterion_main!(benches);

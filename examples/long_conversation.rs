@@ -87,7 +87,7 @@ fn lookup() -> Tool {
     }));
     Tool::from_fn(info, |request: ToolRequest| async move {
         let order = request.arguments["order"].as_u64().unwrap_or(0);
-        let log = if order % 5 == 0 {
+        let log = if order.is_multiple_of(5) {
             "scanned at a sorting centre on the way; ".repeat(60)
         } else {
             String::new()
@@ -115,7 +115,7 @@ fn support_model(
     let attempts = Arc::new(AtomicUsize::new(0));
     service_fn(move |request: ModelRequest| {
         let attempt = attempts.fetch_add(1, Ordering::Relaxed) + 1;
-        let failed = fail_every.is_some_and(|every| attempt % every == 0);
+        let failed = fail_every.is_some_and(|every| attempt.is_multiple_of(every));
         if !failed {
             calls.fetch_add(1, Ordering::Relaxed);
         }

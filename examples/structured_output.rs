@@ -128,15 +128,14 @@ fn print_ticket(ticket: &Ticket) {
 /// Prints what each retry told the model.
 fn print_feedback(requests: &[ModelRequest]) {
     for (n, request) in requests.iter().enumerate().skip(1) {
-        match request.messages.last() {
-            Some(feedback @ (Message::Tool { is_error: true, .. } | Message::User { .. })) => {
-                println!(
-                    "model call {}, after:\n  {}",
-                    n + 1,
-                    feedback.content().replace('\n', "\n  ")
-                );
-            }
-            _ => {}
+        if let Some(feedback @ (Message::Tool { is_error: true, .. } | Message::User { .. })) =
+            request.messages.last()
+        {
+            println!(
+                "model call {}, after:\n  {}",
+                n + 1,
+                feedback.content().replace('\n', "\n  ")
+            );
         }
     }
 }

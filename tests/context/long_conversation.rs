@@ -36,7 +36,7 @@ fn script() -> Vec<Turn> {
     let mut turns = Vec::new();
     for i in 0..TURNS {
         let mut call = Turn::call(format!("a{i}"), "lookup", json!({"n": i}));
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             call = call.with_call(format!("b{i}"), "lookup", json!({"n": i + 1000}));
         }
         turns.push(call);

@@ -127,9 +127,9 @@ async fn cleared_results_are_gone_and_no_read_tool_is_offered() {
 
 #[tokio::test]
 async fn offloaded_results_survive_an_interrupt_and_are_read_back_after_the_resume() {
+    use tower_adk::RunStatus;
     use tower_adk::handlers::{ApprovalRule, HumanApproval};
     use tower_adk::interrupt::Decision;
-    use tower_adk::RunStatus;
 
     let model = ScriptedModel::new([
         Turn::call("c1", "report", json!({})),
@@ -155,14 +155,22 @@ async fn offloaded_results_survive_an_interrupt_and_are_read_back_after_the_resu
     assert!(stopped.locals.contains(tower_adk::handlers::STORE_KEY));
 
     let id = stopped.interrupts[0].id.clone();
-    let resume = AgentRequest::resume(stopped.checkpoint.clone().unwrap(), [(id, Decision::Approve)])
-        .with_handler(offload)
-        .with_handler(approval);
+    let resume = AgentRequest::resume(
+        stopped.checkpoint.clone().unwrap(),
+        [(id, Decision::Approve)],
+    )
+    .with_handler(offload)
+    .with_handler(approval);
     let done = agent.run(resume).await.unwrap();
 
     assert_eq!(done.status, RunStatus::Completed);
     assert_eq!(done.tool_record("c4").unwrap().content, report());
     let last = &model.requests()[4].messages;
-    assert!(last.tool_result("c1").unwrap().content().starts_with("[offloaded:"));
+    assert!(
+        last.tool_result("c1")
+            .unwrap()
+            .content()
+            .starts_with("[offloaded:")
+    );
     assert_paired(last);
 }

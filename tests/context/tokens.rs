@@ -1,6 +1,5 @@
 //! Token counts: the estimate, and OpenAI's tokenizers against known counts.
 
-use tower_adk::Message;
 use tower_adk::handlers::{CharEstimate, TokenCounter, counter_for_model};
 
 #[test]
@@ -14,6 +13,7 @@ fn the_estimate_is_a_token_per_four_bytes_rounded_up() {
 #[cfg(feature = "tiktoken")]
 #[test]
 fn tiktoken_counts_match_openais_known_values() {
+    use tower_adk::Message;
     use tower_adk::handlers::Tiktoken;
 
     let gpt4 = Tiktoken::for_model("gpt-4").unwrap();

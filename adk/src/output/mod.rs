@@ -13,7 +13,7 @@
 //!   `response_format` with a JSON Schema; providers without it ignore it).
 //! - **Strict** (the default): the schema is shown in OpenAI's strict form (every object
 //!   closed with `additionalProperties: false`, every property required, the optional
-//!   ones nullable; see [`strict_schema`](crate::tool::openai::strict_schema)), so a field
+//!   ones nullable; see [`tool::openai::strict_schema`](crate::tool::openai::strict_schema)), so a field
 //!   the model may leave out should be an `Option` (it comes as `null`). The answer is
 //!   checked against the schema as shown.
 //! - **The check**: each answer is checked against the schema (with the `validation`
