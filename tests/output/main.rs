@@ -277,3 +277,20 @@ fn a_final_answer_tool_name_that_is_taken_fails_the_build() {
         matches!(agent, Err(tower_adk::BuildError::DuplicateTool(name)) if name == "final_answer")
     );
 }
+
+#[test]
+fn the_public_types_are_send_and_sync() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>(_: &T) {}
+    send_sync::<tower_adk::TypedAgent<Refund>>();
+    send_sync::<tower_adk::TypedResult<Refund>>();
+    send_sync::<OutputError>();
+    send_sync::<tower_adk::handlers::Summarizer>();
+    send_sync::<tower_adk::handlers::ToolResultOffload>();
+    send_sync::<tower_adk::handlers::Fallback<ScriptedModel>>();
+    let mut agent = Agent::builder(ScriptedModel::new([]))
+        .output::<Refund>()
+        .build()
+        .unwrap();
+    send(&tower::Service::call(&mut agent, AgentRequest::user("hi")));
+}
