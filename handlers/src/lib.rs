@@ -104,7 +104,7 @@ pub use crate::add_tools::{AddTools, add_tools};
 pub use crate::approval::{AlwaysApprove, ApprovalRule, DecisionKind, HumanApproval};
 pub use crate::call_limits::{CallLimitExceeded, CallLimits, OnLimit};
 pub use crate::envelope::{DEFAULT_NOTE, UntrustedEnvelope, untrusted_envelope};
-pub use crate::fallback::{Fallback, FallbackLayer};
+pub use crate::fallback::{Fallback, FallbackFuture, FallbackLayer};
 pub use crate::guard::{ToolGuard, tool_guard};
 pub use crate::history::{AfterModelFn, BeforeModelFn, after_model, before_model};
 pub use crate::instruction::{Instruction, InstructionFn, instruction, instruction_fn};

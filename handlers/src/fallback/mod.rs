@@ -1,5 +1,6 @@
 //! [`Fallback`]: a model service that falls back to other models when the first fails.
 
+mod future;
 mod layer;
 
 use std::fmt;
@@ -7,10 +8,9 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use adk::{BoxError, BoxModel, ModelRequest, ModelResponse};
-use futures::future::BoxFuture;
-use futures::{StreamExt, stream};
 use tower::{Service, ServiceExt};
 
+pub use self::future::FallbackFuture;
 pub use self::layer::FallbackLayer;
 
 /// Which errors lead to the next model.
@@ -119,7 +119,7 @@ where
 {
     type Response = ModelResponse;
     type Error = BoxError;
-    type Future = BoxFuture<'static, Result<ModelResponse, BoxError>>;
+    type Future = FallbackFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
         self.inner.poll_ready(cx).map_err(Into::into)
@@ -130,41 +130,7 @@ where
         let clone = self.inner.clone();
         let mut ready = std::mem::replace(&mut self.inner, clone);
         let (fallbacks, when) = (Arc::clone(&self.fallbacks), Arc::clone(&self.when));
-        let primary = ready.call(request.clone());
-        Box::pin(async move {
-            let mut error = match started(primary.await.map_err(Into::into)).await {
-                Ok(response) => return Ok(response),
-                Err(error) => error,
-            };
-            for model in fallbacks.iter() {
-                if !when(&error) {
-                    break;
-                }
-                let reply = model.clone().oneshot(request.clone()).await;
-                match started(reply).await {
-                    Ok(response) => return Ok(response),
-                    Err(failed) => error = failed,
-                }
-            }
-            Err(error)
-        })
-    }
-}
-
-/// A reply that started: a streamed one is read up to its first delta, so that a stream
-/// that fails before any delta is the call's failure.
-async fn started(reply: Result<ModelResponse, BoxError>) -> Result<ModelResponse, BoxError> {
-    let reply = reply?;
-    if !reply.is_streamed() {
-        return Ok(reply);
-    }
-    let mut deltas = reply.into_stream();
-    match deltas.next().await {
-        Some(Err(error)) => Err(error),
-        Some(Ok(first)) => Ok(ModelResponse::stream(
-            stream::once(async { Ok::<_, BoxError>(first) }).chain(deltas),
-        )),
-        None => Ok(ModelResponse::stream(deltas)),
+        FallbackFuture::new(ready.call(request.clone()), request, fallbacks, when)
     }
 }
 
