@@ -130,3 +130,35 @@ async fn a_200_turn_conversation_stays_under_4k_tokens_with_every_call_paired() 
         format!("Where is order {}?", TURNS - 1)
     );
 }
+
+#[tokio::test]
+async fn a_summary_over_its_budget_is_cut_and_a_failed_summary_fails_the_run() {
+    let input: Vec<Message> = (0..40)
+        .map(|i| Message::user(format!("message {i}: {}", "words ".repeat(10))))
+        .collect();
+    let model = ScriptedModel::new([Turn::text("ok")]);
+    let agent = Agent::builder(model.clone()).build().unwrap();
+    let wordy = ScriptedModel::new([Turn::text("summary ".repeat(100))]);
+    let summarizer = Summarizer::new(wordy.clone(), 400).summary_tokens(50);
+
+    agent
+        .run(AgentRequest::new(input.clone()).with_handler(summarizer))
+        .await
+        .unwrap();
+
+    let summary = model.requests()[0].messages[0].content().to_owned();
+    let text = summary.strip_prefix(SUMMARY_PREFIX).unwrap().trim();
+    assert!(CharEstimate.count(text) <= 50, "{summary}");
+    assert_eq!(wordy.requests()[0].options.max_tokens, Some(50));
+    assert!(CharEstimate.count_messages(&model.requests()[0].messages) <= 400);
+
+    let failing = ScriptedModel::new([Turn::error("summary model down")]);
+    let agent = Agent::builder(ScriptedModel::new([Turn::text("never")]))
+        .build()
+        .unwrap();
+    let request = AgentRequest::new(input).with_handler(Summarizer::new(failing, 400));
+    let error = agent.run(request).await.unwrap_err();
+    let failed = error.as_handler().unwrap();
+    assert_eq!(failed.handler(), "summarizer");
+    assert!(error.to_string().contains("summary model down"), "{error}");
+}
