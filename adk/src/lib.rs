@@ -8,6 +8,7 @@
 //!   wraps them unchanged.
 //! - [`Handler`]s customise each run at fixed points (see [`handler`]); they come from
 //!   [`HandlerLayer`]s on the agent and from the request itself.
+//! - [`output`] makes an agent's runs end with a typed answer ([`TypedAgent`]).
 //! - [`testing`] has a scripted model and small tools for tests.
 //! - [`wire`] is the versioned JSON form of a run's events and result; `server` (feature
 //!   `server`) serves agents over HTTP with it.
@@ -62,6 +63,7 @@ pub mod handler;
 pub mod interrupt;
 pub mod message;
 pub mod model;
+pub mod output;
 pub mod providers;
 mod run_shared;
 #[cfg(feature = "server")]
@@ -91,6 +93,7 @@ pub use crate::message::{Message, Messages, ToolCall};
 pub use crate::model::{
     BoxModel, MessageAccumulator, ModelDelta, ModelOptions, ModelRequest, ModelResponse,
 };
+pub use crate::output::{OutputError, TypedAgent, TypedResult};
 pub use crate::tool::{Finish, ToolResponse, ToolStream};
 pub use crate::tool::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest,

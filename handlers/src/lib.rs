@@ -24,6 +24,9 @@
 //! | [`StopAtTool`] | `before_agent`, tool wrappers, `after_agent` | ends the run at a named tool's call (or its first success); a run that ends elsewhere fails |
 //! | [`task_completed`] ([`TaskCompleted`]) | `before_agent`, `wrap_model`, `after_model` | adds a `task_completed` tool that ends the run with the model's closing text, asking for one if there is none |
 //! | [`SlotFilling`] | `before_agent`, tools | generates `set_slot_<name>` tools; ends the run once the slots are filled; the values in the result |
+//! | [`Summarizer`] | `before_model` | keeps the history within a token budget: older turns replaced by a model's summary, tool calls never split from their results |
+//! | [`ToolResultOffload`] | `before_agent`, `before_model`, `after_agent` | context editing: old, large tool results leave the history for a reference the model reads back with `read_tool_result` (or are cleared) |
+//! | [`Fallback`] ([`FallbackLayer`]) | (a model service) | falls back to other models when one fails, before its first streamed delta too |
 //! | [`PromptTemplate`] | `before_agent`, `before_model` | renders the instruction from a minijinja template: description, slots, date and time in a time zone, resumed |
 //!
 //! # The tool pipeline
@@ -70,6 +73,7 @@ mod add_tools;
 mod approval;
 mod call_limits;
 mod envelope;
+mod fallback;
 mod guard;
 mod history;
 mod instruction;
@@ -77,6 +81,7 @@ mod layers;
 mod map_arguments;
 mod map_output;
 mod model_wrap;
+mod offload;
 mod output_limit;
 mod output_stage;
 mod policy;
@@ -86,10 +91,12 @@ mod revalidate;
 mod run_hooks;
 mod slots;
 mod stop_at_tool;
+mod summarize;
 mod task_completed;
 #[cfg(feature = "templates")]
 mod template;
 pub mod timeout;
+pub mod tokens;
 mod tool_filter;
 mod tool_wrap;
 
@@ -97,6 +104,7 @@ pub use crate::add_tools::{AddTools, add_tools};
 pub use crate::approval::{AlwaysApprove, ApprovalRule, DecisionKind, HumanApproval};
 pub use crate::call_limits::{CallLimitExceeded, CallLimits, OnLimit};
 pub use crate::envelope::{DEFAULT_NOTE, UntrustedEnvelope, untrusted_envelope};
+pub use crate::fallback::{Fallback, FallbackFuture, FallbackLayer};
 pub use crate::guard::{ToolGuard, tool_guard};
 pub use crate::history::{AfterModelFn, BeforeModelFn, after_model, before_model};
 pub use crate::instruction::{Instruction, InstructionFn, instruction, instruction_fn};
@@ -104,6 +112,7 @@ pub use crate::layers::{model_layer, tool_layer};
 pub use crate::map_arguments::{MapArguments, map_arguments};
 pub use crate::map_output::{MapOutput, map_output, map_output_chunks};
 pub use crate::model_wrap::{WrapModelFn, wrap_model};
+pub use crate::offload::{READ_TOOL, STORE_KEY, ToolResultOffload};
 pub use crate::output_limit::{OutputLimit, max_output_bytes, max_output_chars};
 pub use crate::policy::{
     AllowAll, Approval, AsyncPolicy, Decision, Policy, PolicyGate, policy, policy_async,
@@ -115,10 +124,14 @@ pub use crate::slots::{Slot, SlotError, SlotFilling, SlotKind, SlotValue, SlotVa
 pub use crate::stop_at_tool::{
     StopAtTool, StopAtToolBuildError, StopAtToolBuilder, StopToolNotCalled,
 };
+pub use crate::summarize::{DEFAULT_PROMPT, SUMMARY_PREFIX, Summarizer};
 pub use crate::task_completed::{TaskCompleted, task_completed};
 #[cfg(feature = "templates")]
 pub use crate::template::{PromptTemplate, Resumed, TemplateError};
 pub use crate::timeout::{Timeouts, ToolTimeout};
+pub use crate::tokens::{CharEstimate, TokenCounter, counter_for_model};
+#[cfg(feature = "tiktoken")]
+pub use crate::tokens::{Tiktoken, UnknownModel};
 pub use crate::tool_filter::{ToolFilter, filter_tools};
 pub use crate::tool_wrap::{
     WrapToolInvokeFn, WrapToolStreamFn, wrap_tool_invoke, wrap_tool_stream,

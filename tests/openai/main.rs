@@ -18,6 +18,7 @@ mod options;
 mod parallel;
 mod react;
 mod servers;
+mod structured;
 
 use std::convert::Infallible;
 

@@ -450,6 +450,18 @@ impl AgentBuilder {
         self
     }
 
+    /// Makes the agent's runs end with a typed answer, a `T`: the schema of `T` reaches
+    /// the model (as a final-answer tool, or natively), each answer is checked and, if
+    /// invalid, given back to the model with its problems. Finish with
+    /// [`OutputBuilder::build`](crate::output::OutputBuilder::build), which gives a
+    /// [`TypedAgent<T>`](crate::output::TypedAgent). See [`output`](crate::output).
+    pub fn output<T>(self) -> crate::output::OutputBuilder<T>
+    where
+        T: schemars::JsonSchema + serde::de::DeserializeOwned,
+    {
+        crate::output::OutputBuilder::new(self)
+    }
+
     /// Builds the agent.
     ///
     /// # Errors

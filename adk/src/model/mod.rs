@@ -28,6 +28,7 @@
 //! # }).unwrap();
 //! ```
 
+mod format;
 mod response;
 mod shared;
 mod usage;
@@ -38,6 +39,7 @@ use std::sync::Arc;
 use tower::BoxError;
 use tower::util::BoxCloneSyncService;
 
+pub use self::format::ResponseFormat;
 pub use self::response::{MessageAccumulator, ModelDelta, ModelResponse};
 pub(crate) use self::shared::{ModelFuture, SharedModel};
 pub use self::usage::{Usage, UsageMeter};
@@ -119,6 +121,9 @@ pub struct ModelOptions {
     pub stop: Vec<String>,
     /// A seed for sampling, for servers that can repeat a generation, if set.
     pub seed: Option<u64>,
+    /// The shape the model's text answer must take, for providers that can constrain it
+    /// (see [`ResponseFormat`]); shared, as options are copied for every call.
+    pub response_format: Option<Arc<ResponseFormat>>,
 }
 
 /// One call to a model: the request of the model seam.

@@ -66,6 +66,19 @@ impl ModelResponse {
         ModelResponse(Inner::Stream(deltas.map_err(Into::into).boxed()))
     }
 
+    /// Whether the reply streams (rather than being whole already).
+    ///
+    /// ```
+    /// use tower_adk::{Message, ModelDelta, ModelResponse};
+    ///
+    /// assert!(!ModelResponse::message(Message::assistant("hi")).is_streamed());
+    /// let deltas = futures::stream::iter([Ok::<_, tower_adk::BoxError>(ModelDelta::Text("hi".into()))]);
+    /// assert!(ModelResponse::stream(deltas).is_streamed());
+    /// ```
+    pub fn is_streamed(&self) -> bool {
+        matches!(self.0, Inner::Stream(_))
+    }
+
     /// The reply as a stream of deltas; a whole reply becomes its text, then its calls.
     pub fn into_stream(self) -> BoxStream<'static, Result<ModelDelta, BoxError>> {
         match self.0 {

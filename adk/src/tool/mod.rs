@@ -51,9 +51,9 @@ pub mod openai;
 mod output;
 mod request;
 mod set;
-mod typed;
+pub(crate) mod typed;
 #[cfg(feature = "validation")]
-mod validation;
+pub(crate) mod validation;
 pub(crate) mod whole;
 
 use std::fmt;

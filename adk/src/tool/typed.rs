@@ -188,7 +188,7 @@ impl Tool {
 }
 
 /// The schema of `A` as a tool's parameters: inlined, without `$schema` or `title`.
-fn arguments_schema<A: JsonSchema>() -> Value {
+pub(crate) fn arguments_schema<A: JsonSchema>() -> Value {
     let generator = SchemaSettings::draft2020_12()
         .with(|settings| {
             settings.inline_subschemas = true;

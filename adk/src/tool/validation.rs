@@ -83,7 +83,7 @@ impl Tool {
 /// Why a value failed validation, for the model. A value outside an `enum` is told every
 /// allowed value (the validator's own message elides all but a few), so the model can
 /// pick one.
-fn reason(error: &jsonschema::ValidationError<'_>) -> String {
+pub(crate) fn reason(error: &jsonschema::ValidationError<'_>) -> String {
     let jsonschema::error::ValidationErrorKind::Enum { options } = error.kind() else {
         return error.to_string();
     };

@@ -32,6 +32,8 @@ struct ChatRequest<'a> {
     stop: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<Value>,
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<Value>,
@@ -144,6 +146,11 @@ pub(super) fn request_body(shared: &Shared, request: &ModelRequest) -> Value {
         max_completion_tokens,
         stop: &options.stop,
         seed: options.seed,
+        response_format: options.response_format.as_deref().map(|format| {
+            json!({"type": "json_schema", "json_schema": {
+                "name": format.name, "schema": format.schema, "strict": format.strict
+            }})
+        }),
         stream: shared.stream,
         stream_options: (shared.stream && shared.stream_usage)
             .then(|| json!({"include_usage": true})),
@@ -357,6 +364,21 @@ mod tests {
         assert_eq!(body["seed"], 7);
         assert_eq!(body["tools"][0]["function"]["name"], "weather");
         assert_eq!(body["tools"][0]["function"]["strict"], false);
+    }
+
+    #[test]
+    fn a_response_format_is_sent_as_a_json_schema() {
+        let mut request = ModelRequest::new(vec![Message::user("hi")].into());
+        let schema = json!({"type": "object", "properties": {}, "additionalProperties": false});
+        let format = crate::model::ResponseFormat::json_schema("answer", schema.clone());
+        request.options.response_format = Some(Arc::new(format.strict(true)));
+        let body = request_body(&model().shared, &request);
+        assert_eq!(
+            body["response_format"],
+            json!({"type": "json_schema", "json_schema": {"name": "answer", "schema": schema, "strict": true}})
+        );
+        let body = request_body(&model().shared, &ModelRequest::new(vec![].into()));
+        assert!(body.get("response_format").is_none());
     }
 
     #[test]
