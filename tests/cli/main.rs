@@ -1,0 +1,8 @@
+//! The `adk` command run as a person runs it: `check` and `serve` as child processes,
+//! `run` in a real terminal (a tmux pane: keys typed with send-keys, the screen read with
+//! capture-pane; scripts/setup-terminal installs tmux).
+
+mod check;
+mod run;
+mod serve;
+mod support;
