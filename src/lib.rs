@@ -58,6 +58,7 @@
 //! | `openai` | no | `providers::openai`: a model for OpenAI-compatible servers (reqwest, rustls) |
 //! | `mcp` | no | `providers::mcp`: tools from MCP servers (rmcp) |
 //! | `tracing` | no | a span per run, model call and tool call, with `gen_ai.*` attributes |
+//! | `config` | no | `file`: agents described in YAML files, loaded with the program's own tools and handlers (saphyr, strsim) |
 //!
 //! The README (on the repository) has the design, the built-in handlers and the
 //! benchmarks.

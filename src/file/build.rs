@@ -2,7 +2,7 @@
 //! checkpoint store, put together into a [`LoadedAgent`].
 
 use adk::testing::ScriptedModel;
-use adk::{Agent, AgentBuilder, Tool};
+use adk::{Agent, AgentBuilder, BoxError, Tool};
 
 use super::agent::{LoadedAgent, Parts};
 use super::check;
@@ -165,37 +165,36 @@ async fn settings(spec: &Spec, mut builder: AgentBuilder) -> Result<AgentBuilder
     let Some(store) = &spec.checkpoints else {
         return Ok(builder);
     };
-    let failed = |source: adk::checkpoint::StoreError| LoadError::Store {
+    let failed = |source: BoxError| LoadError::Store {
         store: hide_password(&store.value),
-        source: source.into(),
+        source,
     };
-    let _ = &failed;
     Ok(match &store.value {
         StoreSpec::Memory => builder.checkpoints(adk::checkpoint::MemoryStore::new()),
         #[cfg(feature = "sqlite")]
         StoreSpec::Sqlite(path) => builder.checkpoints(
             adk::checkpoint::SqliteStore::open(path)
                 .await
-                .map_err(failed)?,
+                .map_err(|e| failed(e.into()))?,
         ),
         #[cfg(feature = "postgres")]
         StoreSpec::Postgres(url) => builder.checkpoints(
             adk::checkpoint::PostgresStore::connect(url)
                 .await
-                .map_err(failed)?,
+                .map_err(|e| failed(e.into()))?,
         ),
         #[cfg(feature = "redis")]
         StoreSpec::Redis(url) => builder.checkpoints(
             adk::checkpoint::RedisStore::connect(url)
                 .await
-                .map_err(failed)?,
+                .map_err(|e| failed(e.into()))?,
         ),
+        // Read as a problem of the file already, without the store's feature.
         #[allow(unreachable_patterns)]
         _ => {
-            return Err(LoadError::Store {
-                store: hide_password(&store.value),
-                source: "this program was built without this store's feature".into(),
-            });
+            return Err(failed(
+                "this program was built without this store's feature".into(),
+            ));
         }
     })
 }
@@ -250,4 +249,30 @@ async fn mcp_tools(spec: &Spec, problems: &mut Vec<Problem>) -> Result<Vec<Tool>
 async fn mcp_tools(_: &Spec, _: &mut Vec<Problem>) -> Result<Vec<Tool>, LoadError> {
     // Servers in the file are a problem of the file without the feature.
     Ok(Vec::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{StoreSpec, hide_password};
+
+    #[test]
+    fn a_store_urls_password_is_hidden_in_messages() {
+        let url = |u: &str| StoreSpec::Postgres(u.to_owned());
+        assert_eq!(
+            hide_password(&url("postgres://adk:s3cret@db:5432/adk")),
+            "postgres://adk:***@db:5432/adk"
+        );
+        assert_eq!(
+            hide_password(&url("postgres://adk@db/adk")),
+            "postgres://adk@db/adk"
+        );
+        assert_eq!(
+            hide_password(&StoreSpec::Redis("redis://127.0.0.1:6379".into())),
+            "redis://127.0.0.1:6379"
+        );
+        assert_eq!(
+            hide_password(&StoreSpec::Sqlite("a.db".into())),
+            "sqlite:a.db"
+        );
+    }
 }

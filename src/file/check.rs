@@ -33,16 +33,16 @@ pub(crate) fn registry_names(spec: &Spec, registry: &Registry, problems: &mut Ve
             problems.push(unknown(ProblemKind::UnknownHandler, name, message, choices));
         }
     }
-    if let Some(ModelSpec::Registered(name)) = &spec.model {
-        if !registry.models.contains_key(&name.value) {
-            let message = format!("no model `{}` is registered", name.value);
-            problems.push(unknown(
-                ProblemKind::UnknownModel,
-                name,
-                message,
-                registry.model_names(),
-            ));
-        }
+    if let Some(ModelSpec::Registered(name)) = &spec.model
+        && !registry.models.contains_key(&name.value)
+    {
+        let message = format!("no model `{}` is registered", name.value);
+        problems.push(unknown(
+            ProblemKind::UnknownModel,
+            name,
+            message,
+            registry.model_names(),
+        ));
     }
 }
 

@@ -41,6 +41,8 @@ pub enum ProblemKind {
     Syntax,
     /// A key that this place of the file does not have.
     UnknownKey,
+    /// A key that its mapping already has.
+    DuplicateKey,
     /// A value of the wrong type (a text where a number goes, ...).
     WrongType,
     /// A key that must be there is not.
@@ -75,6 +77,7 @@ impl ProblemKind {
         match self {
             ProblemKind::Syntax => "syntax",
             ProblemKind::UnknownKey => "unknown_key",
+            ProblemKind::DuplicateKey => "duplicate_key",
             ProblemKind::WrongType => "wrong_type",
             ProblemKind::MissingKey => "missing_key",
             ProblemKind::InvalidValue => "invalid_value",

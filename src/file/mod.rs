@@ -118,6 +118,7 @@
 mod agent;
 mod build;
 mod check;
+mod duplicates;
 mod error;
 mod exit_if;
 mod handlers;
@@ -194,6 +195,14 @@ impl AgentFile {
     /// The file's name, as given when it was read.
     pub fn file(&self) -> &str {
         &self.file
+    }
+
+    /// The names of the MCP servers that [`load`](AgentFile::load) connects to.
+    pub fn mcp_servers(&self) -> impl Iterator<Item = &str> {
+        self.spec
+            .mcp_servers
+            .iter()
+            .map(|server| server.name.as_str())
     }
 }
 

@@ -33,8 +33,11 @@ use super::yaml::Walk;
 /// ```
 pub struct FileReader<'r> {
     registry: Option<&'r Registry>,
-    env: Box<dyn Fn(&str) -> Option<String> + 'r>,
+    env: Env<'r>,
 }
+
+/// Where `${VAR}` is read from.
+type Env<'r> = Box<dyn Fn(&str) -> Option<String> + 'r>;
 
 impl<'r> FileReader<'r> {
     pub(crate) fn new() -> Self {
@@ -108,6 +111,7 @@ impl<'r> FileReader<'r> {
         let mut walk = Walk::new(&*self.env);
         let spec = parse::spec(&mut walk, root, base);
         let mut problems = walk.problems;
+        problems.extend(super::duplicates::duplicate_keys(text));
         if let Some(extra) = documents.get(1) {
             let at = super::yaml::location(extra);
             problems.push(Problem::new(

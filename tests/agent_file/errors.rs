@@ -1,1 +1,336 @@
+//! Every kind of problem, at its line and column, all of a file's at once, shown like a
+//! compiler error; and no input makes reading panic.
 
+use tower_adk::file::{AgentFile, LoadError, ProblemKind, Registry};
+use tower_adk::testing::text_tool;
+
+use super::support::{places, problems, problems_with, read_with};
+
+use ProblemKind::*;
+
+const MODEL: &str = "model: {provider: scripted, turns: [{text: hi}]}\n";
+
+fn registry() -> Registry {
+    Registry::new()
+        .tool(text_tool("lookup_order", "shipped"))
+        .tool(text_tool("refund", "refunded"))
+}
+
+/// One file with a problem of nearly every kind: all are reported at once, in order.
+const MANY: &str = "\
+name: support
+description: ${SUPPORT_MISSING_VAR}
+model:
+  provider: scripted
+  temprature: 0.2
+  turns: [{text: hi}]
+max_iterations: many
+timezone: Mars/Olympus
+timeout: soon
+tools: [lookup_ordr]
+mcp_servers:
+  - name: files
+    command: [node, server.js]
+    include: [read_file]
+    exclude: [write_file]
+handlers:
+  - task_complete
+  - call_limits: {tool_calls: -1}
+  - slots:
+      slots: [{name: city, type: txt}]
+";
+
+#[test]
+fn every_problem_of_a_file_is_reported_at_once_with_its_place() {
+    let found = problems_with(MANY, &registry());
+    let mut expected = vec![
+        (MissingEnv, 2, 14),
+        (UnknownKey, 5, 3),
+        (WrongType, 7, 17),
+        (InvalidTimezone, 8, 11),
+        (InvalidValue, 9, 10),
+        (UnknownTool, 10, 9),
+        (IncludeAndExclude, 15, 5),
+        (UnknownHandler, 17, 5),
+        (InvalidValue, 18, 31),
+        (InvalidValue, 20, 34),
+    ];
+    if !cfg!(feature = "mcp") {
+        expected.insert(6, (NotEnabled, 12, 5));
+    }
+    assert_eq!(places(&found), expected);
+    let suggestions: Vec<_> = found.iter().filter_map(|p| p.suggestion()).collect();
+    assert_eq!(
+        suggestions,
+        ["temperature", "lookup_order", "task_completed", "text"]
+    );
+    assert!(
+        found[0].message().contains("SUPPORT_MISSING_VAR"),
+        "{}",
+        found[0].message()
+    );
+}
+
+#[test]
+fn the_problems_are_shown_like_compiler_errors() {
+    let text = format!("{MODEL}max_iteration: 5\n");
+    let errors = read_with(&text, &Registry::new(), &[]).expect_err("a problem");
+    let shown = errors.to_string();
+    let expected = "\
+error[unknown_key]: unknown key `max_iteration` in the agent file
+ --> agent.yaml:2:1
+  |
+2 | max_iteration: 5
+  | ^^^^^^^^^^^^^ did you mean `max_iterations`?
+";
+    assert!(shown.starts_with(expected), "{shown}");
+    assert!(
+        shown.contains("  = valid here: name, description, model,"),
+        "{shown}"
+    );
+    assert!(
+        shown.ends_with("error: agent.yaml has 1 problem"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn yaml_that_does_not_parse_is_a_syntax_problem_at_its_place() {
+    let found = problems("name: a\n  model: [\n");
+    assert_eq!(places(&found), [(Syntax, 2, 8)]);
+}
+
+#[test]
+fn a_key_given_twice_is_a_problem_at_the_second() {
+    let found = problems(&format!(
+        "{MODEL}max_iterations: 3\nhandlers:\n  - call_limits: {{tool_calls: 1, tool_calls: 2}}\nmax_iterations: 4\n"
+    ));
+    assert_eq!(
+        places(&found),
+        [(DuplicateKey, 4, 34), (DuplicateKey, 5, 1)]
+    );
+    assert_eq!(
+        found[1].message(),
+        "the key `max_iterations` is given twice here: keep one"
+    );
+}
+
+#[test]
+fn an_unknown_key_lists_the_valid_ones_and_suggests_the_closest() {
+    let found = problems("model:\n  provider: scripted\n  turns: []\n  max_token: 5\n");
+    assert_eq!(places(&found), [(UnknownKey, 4, 3)]);
+    assert_eq!(found[0].suggestion(), Some("max_tokens"));
+    assert!(found[0].choices().iter().any(|c| c == "temperature"));
+}
+
+#[test]
+fn a_key_far_from_every_valid_one_gets_no_suggestion() {
+    let found = problems(&format!("{MODEL}zzzz: 1\n"));
+    assert_eq!(places(&found), [(UnknownKey, 2, 1)]);
+    assert_eq!(found[0].suggestion(), None);
+}
+
+#[test]
+fn a_wrong_type_says_what_was_expected_and_found() {
+    let found = problems(&format!(
+        "{MODEL}filler_messages: sometimes\ntools: lookup\n"
+    ));
+    assert_eq!(places(&found), [(WrongType, 2, 18), (WrongType, 3, 8)]);
+    assert_eq!(found[0].message(), "expected true or false, found a string");
+    assert_eq!(found[1].message(), "expected a list, found a string");
+}
+
+#[test]
+fn missing_keys_are_reported_at_their_mapping() {
+    let found = problems("name: a\n");
+    assert_eq!(places(&found), [(MissingKey, 1, 1)]);
+    let found = problems("model:\n  name: x\n");
+    assert_eq!(places(&found), [(MissingKey, 2, 3)]);
+    assert!(found[0].message().contains("`provider`"));
+}
+
+#[test]
+fn an_invalid_timezone_is_named() {
+    let found = problems(&format!(
+        "{MODEL}include_date_time: true\ntimezone: Europe/Berlinn\n"
+    ));
+    assert_eq!(places(&found), [(InvalidTimezone, 3, 11)]);
+    assert!(found[0].message().contains("Europe/Berlinn"));
+}
+
+#[test]
+fn include_and_exclude_on_one_server_is_a_problem_at_exclude() {
+    let text = format!(
+        "{MODEL}mcp_servers:\n  - name: fs\n    url: http://127.0.0.1:1/mcp\n    exclude: [a]\n    include: [b]\n"
+    );
+    let found: Vec<_> = problems(&text)
+        .into_iter()
+        .filter(|p| p.kind() != NotEnabled)
+        .collect();
+    assert_eq!(places(&found), [(IncludeAndExclude, 5, 5)]);
+}
+
+#[test]
+fn unknown_handlers_tools_and_models_list_what_is_registered() {
+    let registry = registry().handler("audit", |_| Ok::<_, tower_adk::BoxError>(()));
+    let text = "model: {provider: registered, name: gpt}\ntools: [refnd]\nhandlers: [audti, approval: {tools: [refund, lookup]}]\n";
+    let found = problems_with(text, &registry);
+    assert_eq!(
+        places(&found),
+        [
+            (UnknownModel, 1, 37),
+            (UnknownTool, 2, 9),
+            (UnknownHandler, 3, 12),
+            (UnknownTool, 3, 38),
+            (UnknownTool, 3, 46)
+        ]
+    );
+    assert_eq!(found[1].suggestion(), Some("refund"));
+    assert_eq!(found[2].suggestion(), Some("audit"));
+    assert!(found[2].choices().iter().any(|c| c == "task_completed"));
+    // Tools a handler names must be the agent's (those the file lists), not any
+    // registered one.
+    assert_eq!(found[4].choices(), ["refnd"]);
+}
+
+#[test]
+fn missing_environment_variables_are_named_in_each_form() {
+    let text = "model:\n  provider: openai\n  base_url: ${ADK_TEST_URL}/v1\n  api_key: {env: ADK_TEST_KEY}\n";
+    let found: Vec<_> = problems(text)
+        .into_iter()
+        .filter(|p| p.kind() != NotEnabled)
+        .collect();
+    assert_eq!(places(&found), [(MissingEnv, 3, 13), (MissingEnv, 4, 18)]);
+    assert_eq!(
+        found[0].message(),
+        "environment variable `ADK_TEST_URL` is not set"
+    );
+    assert_eq!(
+        found[1].message(),
+        "environment variable `ADK_TEST_KEY` is not set"
+    );
+}
+
+#[test]
+fn an_unreadable_prompt_file_and_conflicting_prompts() {
+    let found = problems(&format!("{MODEL}prompt_file: no/such/file.jinja2\n"));
+    assert_eq!(places(&found), [(UnreadableFile, 2, 14)]);
+    let found = problems(&format!("{MODEL}prompt: a\nprompt_file: b.jinja2\n"));
+    assert_eq!(places(&found)[0], (Conflict, 3, 14));
+}
+
+#[test]
+fn a_template_that_does_not_compile_is_a_problem_of_the_file() {
+    let found = problems(&format!("{MODEL}prompt: '{{{{ description '\n"));
+    assert_eq!(places(&found), [(InvalidValue, 2, 9)]);
+}
+
+#[test]
+fn exit_if_conditions_are_compiled_and_their_slots_checked() {
+    let text = format!(
+        "{MODEL}handlers:\n  - slots:\n      slots: [{{name: city}}, {{name: room}}]\n      exit_if: ['slots.cty is not none', 'slots.room ==']\n"
+    );
+    let found = problems(&text);
+    assert_eq!(
+        places(&found),
+        [(InvalidValue, 5, 17), (InvalidValue, 5, 42)]
+    );
+    assert_eq!(found[0].suggestion(), Some("city"));
+}
+
+#[test]
+fn a_choice_outside_its_set_suggests_the_closest() {
+    let text = format!(
+        "{MODEL}tools: [refund]\nhandlers:\n  - call_limits: {{on_limit: end}}\n  - approval: {{tools: {{refund: {{allow: [aprove]}}}}}}\n"
+    );
+    let found = problems_with(&text, &Registry::new().tool(text_tool("refund", "r")));
+    assert_eq!(
+        places(&found),
+        [(InvalidValue, 4, 29), (InvalidValue, 5, 41)]
+    );
+    assert_eq!(found[0].suggestion(), Some("end_run"));
+    assert_eq!(found[1].suggestion(), Some("approve"));
+}
+
+#[tokio::test]
+async fn a_registered_handler_refusing_its_settings_is_a_problem_at_its_name() {
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Settings {
+        level: u8,
+    }
+    let registry = Registry::new().handler("audit", |settings| {
+        settings.deserialize::<Settings>().map(|_| ())
+    });
+    let text = format!("{MODEL}handlers:\n  - audit: {{level: high}}\n");
+    let file =
+        read_with(&text, &registry, &[]).expect("reads: the settings are the handler's to check");
+    let Err(LoadError::File(errors)) = file.load(&registry).await else {
+        panic!("the handler's refusal is a problem of the file");
+    };
+    assert_eq!(places(errors.problems()), [(HandlerSettings, 3, 5)]);
+    assert!(
+        errors.problems()[0]
+            .message()
+            .starts_with("handler `audit`: "),
+        "{}",
+        errors.problems()[0].message()
+    );
+}
+
+#[test]
+fn reading_never_panics_on_any_prefix_of_a_file() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/agents");
+    let mut texts = vec![MANY.to_owned()];
+    for name in ["support.yaml", "booking.yaml", "mcp.yaml"] {
+        texts.push(std::fs::read_to_string(dir.join(name)).expect("example"));
+    }
+    for text in &texts {
+        for (end, _) in text.char_indices() {
+            let _ = AgentFile::reader()
+                .env(|_| None)
+                .read_str(&text[..end], "prefix.yaml");
+            let _ = AgentFile::reader()
+                .registry(&registry())
+                .read_str(&text[end..], "suffix.yaml");
+        }
+    }
+}
+
+#[test]
+fn the_readmes_example_error_is_what_is_shown() {
+    let text = "name: booking\ndescription: Books hotel rooms.\nmodel: {provider: openai, name: gpt-4o-mini, temprature: 0.2}\n";
+    let errors = AgentFile::reader()
+        .env(|_| None)
+        .read_str(text, "booking.yaml")
+        .expect_err("a typo");
+    let shown = errors.to_string();
+    let expected = "\
+error[unknown_key]: unknown key `temprature` in `model`
+ --> booking.yaml:3:46
+  |
+3 | model: {provider: openai, name: gpt-4o-mini, temprature: 0.2}
+  |                                              ^^^^^^^^^^ did you mean `temperature`?
+  = valid here: provider, name, base_url, api_key, stream, temperature, max_tokens,";
+    // (Without the `openai` feature, a problem about that comes first.)
+    assert!(shown.contains(expected), "{shown}");
+}
+
+#[test]
+fn an_agent_file_that_cannot_be_read_is_one_problem_naming_it() {
+    let errors = AgentFile::from_path("no/such/agent.yaml").expect_err("no file");
+    assert_eq!(errors.file(), "no/such/agent.yaml");
+    assert_eq!(places(errors.problems()), [(UnreadableFile, 0, 0)]);
+    assert!(
+        errors.to_string().contains("--> no/such/agent.yaml"),
+        "{errors}"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_a_mapping_or_holds_two_documents() {
+    assert_eq!(places(&problems("- a\n- b\n")), [(WrongType, 1, 1)]);
+    assert_eq!(places(&problems("")), [(MissingKey, 1, 1)]);
+    let two = format!("{MODEL}---\n{MODEL}");
+    assert_eq!(places(&problems(&two)), [(Syntax, 3, 1)]);
+}

@@ -2,10 +2,16 @@
 //! scripted model, every problem with its line and column, the registry, and the
 //! example files in examples/agents/.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod errors;
 mod examples;
 #[cfg(feature = "mcp")]
 mod mcp;
+#[cfg(feature = "openai")]
+mod openai;
 mod registry;
+#[cfg(feature = "server")]
+mod served;
 mod settings;
 mod support;

@@ -272,11 +272,16 @@ fn task_completed(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<HandlerKind> {
 /// `slots: {slots: [{name, type, description, values}], exit_if: [CONDITION]}`.
 fn slots(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<HandlerKind> {
     let fields = walk.mapping(node, "`slots`", &["slots", "exit_if"])?;
+    let before = walk.problems.len();
     let slots = match walk.required(&fields, "slots", "`slots`") {
         Some(node) => walk.list(node, slot),
         None => Vec::new(),
     };
     let conditions = fields.get("exit_if").map(|n| walk.names(n));
+    if walk.problems.len() > before {
+        // The slots' own problems are reported; checking what is left would add more.
+        return None;
+    }
     if let Err(error) = adk_handlers::SlotFilling::new(slots.clone()) {
         walk.at(node, ProblemKind::InvalidValue, error.to_string());
         return None;
@@ -301,11 +306,11 @@ fn slot(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<Slot> {
         None => "text".to_owned(),
     };
     let values = fields.get("values");
-    if kind != "categorical" {
-        if let Some(node) = values {
-            let message = "`values` is for slots of `type: categorical` only";
-            walk.at(node, ProblemKind::Conflict, message);
-        }
+    if let Some(node) = values
+        && kind != "categorical"
+    {
+        let message = "`values` is for slots of `type: categorical` only";
+        walk.at(node, ProblemKind::Conflict, message);
     }
     let name = name?;
     Some(match kind.as_str() {

@@ -117,16 +117,16 @@ fn prompt(walk: &mut Walk<'_>, top: &Fields<'_, '_>, base: Option<&Path>, spec: 
     if let Some(node) = top.get("include_date_time") {
         spec.include_date_time = walk.bool(node).unwrap_or_default();
     }
-    if let Some(node) = top.get("timezone") {
-        if let Some(name) = walk.string(node) {
-            match jiff::tz::TimeZone::get(&name) {
-                Ok(_) => spec.timezone = Some(name),
-                Err(_) => {
-                    let message = format!(
-                        "`{name}` is not a time zone of the IANA database (e.g. `Europe/Berlin`, `America/New_York`, `UTC`)"
-                    );
-                    walk.at(node, ProblemKind::InvalidTimezone, message);
-                }
+    if let Some(node) = top.get("timezone")
+        && let Some(name) = walk.string(node)
+    {
+        match jiff::tz::TimeZone::get(&name) {
+            Ok(_) => spec.timezone = Some(name),
+            Err(_) => {
+                let message = format!(
+                    "`{name}` is not a time zone of the IANA database (e.g. `Europe/Berlin`, `America/New_York`, `UTC`)"
+                );
+                walk.at(node, ProblemKind::InvalidTimezone, message);
             }
         }
     }
