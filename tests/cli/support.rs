@@ -32,8 +32,8 @@ pub(crate) struct Terminal {
 }
 
 impl Terminal {
-    /// Starts `program ARGS` in a new terminal, whose pane stays when the program exits
-    /// so that its exit status can be read.
+    /// Starts `program ARGS` in a new terminal, under a shell that shows `[exit STATUS]`
+    /// when the program exits (and survives the Ctrl-C sent to the program).
     pub(crate) fn start(program: &str, args: &[&str]) -> Terminal {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let socket = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
@@ -41,13 +41,20 @@ impl Terminal {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
-        // The server's own configuration, read as it starts (before the pane exists).
-        let config = socket.with_extension("conf");
-        std::fs::write(&config, "set-option -g remain-on-exit on\n").expect("a tmux config");
         let terminal = Terminal { socket };
-        let config = config.to_str().expect("a UTF-8 path");
-        let mut command = vec!["-f", config, "new-session", "-d", "-x", "100", "-y", "40"];
-        command.extend(["--", program]);
+        // A trap (not an ignored signal) so the program starts with Ctrl-C's default.
+        let shell = r#"trap : INT; "$0" "$@"; echo "[exit $?]"; exec sleep 3600"#;
+        let mut command = vec![
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "100",
+            "-y",
+            "40",
+        ];
+        command.extend(["--", "sh", "-c", shell, program]);
         command.extend(args);
         terminal.tmux(&command);
         terminal
@@ -109,19 +116,10 @@ impl Terminal {
 
     /// Waits for the program to exit, and returns its exit status.
     pub(crate) fn wait_exit(&self) -> i32 {
-        let start = Instant::now();
-        loop {
-            let pane = self.tmux(&["display-message", "-p", "#{pane_dead} #{pane_dead_status}"]);
-            if let Some(status) = pane.trim().strip_prefix("1 ") {
-                return status.parse().expect("an exit status");
-            }
-            assert!(
-                start.elapsed() < PATIENCE,
-                "the program did not exit; the screen:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let screen = self.wait_for("[exit ");
+        let (_, after) = screen.rsplit_once("[exit ").expect("waited for it");
+        let status = after.split(']').next().unwrap_or_default();
+        status.parse().expect("an exit status")
     }
 }
 
@@ -133,6 +131,5 @@ impl Drop for Terminal {
             .arg("kill-server")
             .output();
         let _ = std::fs::remove_file(&self.socket);
-        let _ = std::fs::remove_file(self.socket.with_extension("conf"));
     }
 }

@@ -125,6 +125,8 @@ fn main() -> ExitCode {
         .run(&runtime),
         Command::Serve { files, addr } => runtime.block_on(serve::serve(&files, addr)),
     };
+    // Whatever is left (a connection closing, a store's pool) is not waited for.
+    runtime.shutdown_background();
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => failure.into(),
