@@ -191,7 +191,50 @@ fn cut(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::cut;
+    use std::sync::Arc;
+
+    use tower_adk::{AgentEvent, Message, ToolCall, ToolRecord};
+
+    use super::{Screen, cut};
+
+    fn shown(events: &[AgentEvent]) -> String {
+        // As on a terminal that takes no colours.
+        let mut screen = Screen::on(anstream::StripStream::new(Vec::new()));
+        for event in events {
+            screen.event(event);
+        }
+        screen.end_run();
+        String::from_utf8(screen.out.into_inner()).unwrap_or_default()
+    }
+
+    #[test]
+    fn text_streams_then_tool_calls_their_chunks_and_results_get_lines_of_their_own() {
+        let call = ToolCall::new("c1", "search", serde_json::json!({"q": "rust"}));
+        let (id, name): (Arc<str>, Arc<str>) = (Arc::from("c1"), Arc::from("search"));
+        let shown = shown(&[
+            AgentEvent::TextDelta("Let me ".into()),
+            AgentEvent::TextDelta("look.".into()),
+            AgentEvent::Message(Message::assistant_with_calls(
+                "Let me look.",
+                vec![call.clone()],
+            )),
+            AgentEvent::ToolCallStarted {
+                call_id: id.clone(),
+                name: name.clone(),
+            },
+            AgentEvent::ToolOutputChunk {
+                call_id: id,
+                name,
+                chunk: "page 1\npage 2".into(),
+            },
+            AgentEvent::ToolResult(Arc::new(ToolRecord::success(&call, "2 pages"))),
+            AgentEvent::Message(Message::assistant("Found two pages.")),
+        ]);
+        assert_eq!(
+            shown,
+            "Let me look.\n→ search {\"q\":\"rust\"}\n  │ page 1\n  │ page 2\n  ✓ search: 2 pages\nFound two pages.\n"
+        );
+    }
 
     #[test]
     fn long_results_are_cut_on_one_line() {
