@@ -105,3 +105,67 @@ fn usage_errors_exit_2_and_help_says_what_the_exit_statuses_mean() {
     let version = text(&adk_output(&["--version"]).stdout);
     assert_eq!(version.trim(), format!("adk {}", env!("CARGO_PKG_VERSION")));
 }
+
+/// Where scripts/setup-mcp-servers put the MCP test servers.
+fn mcp_servers() -> std::path::PathBuf {
+    std::env::var_os("MCP_TEST_SERVERS").map_or_else(
+        || crate::support::repo_file("target/test-servers/mcp"),
+        std::path::PathBuf::from,
+    )
+}
+
+#[test]
+fn check_connects_to_the_mcp_servers_and_lists_their_tools() {
+    let servers = mcp_servers();
+    let python = servers.join("venv/bin/python");
+    let everything =
+        servers.join("node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    for path in [&python, &everything] {
+        assert!(
+            path.exists(),
+            "{} is missing: run scripts/setup-mcp-servers first",
+            path.display()
+        );
+    }
+    let output = crate::support::adk()
+        .args(["check", "examples/agents/mcp.yaml"])
+        .env("MCP_PYTHON", &python)
+        .env(
+            "MCP_TOOLBOX",
+            crate::support::repo_file("tests/mcp/servers/toolbox.py"),
+        )
+        .env("MCP_EVERYTHING", &everything)
+        .output()
+        .expect("adk runs");
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    let tools = stdout
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("every caller: "))
+        .unwrap_or_else(|| panic!("no tools listed: {stdout}"));
+    let tools: Vec<&str> = tools.split(", ").collect();
+    // toolbox: only the included; everything: all but the excluded.
+    assert_eq!(&tools[..2], ["add", "shout"], "{stdout}");
+    assert!(tools.len() > 3, "{stdout}");
+    assert!(!tools.contains(&"echo"), "{stdout}");
+}
+
+#[test]
+fn check_names_the_missing_variables_of_a_file() {
+    let output = crate::support::adk()
+        .args(["check", "examples/agents/mcp.yaml"])
+        .env_remove("MCP_PYTHON")
+        .env_remove("MCP_TOOLBOX")
+        .env_remove("MCP_EVERYTHING")
+        .output()
+        .expect("adk runs");
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("error[missing_env]"), "{stderr}");
+    assert!(stderr.contains("MCP_PYTHON"), "{stderr}");
+}

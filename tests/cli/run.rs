@@ -104,3 +104,39 @@ fn one_message_without_a_prompt() {
         "{stdout}"
     );
 }
+
+#[test]
+fn an_approval_edited_at_the_prompt_runs_with_the_new_arguments() {
+    let adk = env!("CARGO_BIN_EXE_adk");
+    let file = repo_file("tests/cli/agents/desk.yaml");
+    let term = Terminal::start(
+        adk,
+        &[
+            "run",
+            file.to_str().expect("a UTF-8 path"),
+            "--role",
+            "clerk",
+        ],
+    );
+    term.wait_for("Chatting with `desk`");
+    term.type_line("hi");
+    term.wait_for("Hello!");
+    term.type_line("Paris");
+    term.wait_for("✓ set_slot_city");
+    term.press("C-c");
+    term.wait_for("\ncancelled\n");
+    term.type_line("A double room");
+    term.wait_for("approve? [y/n/e(dit)]");
+    term.type_line("e");
+    // The call's arguments are there to edit: Ctrl-U clears them.
+    term.wait_for(r#"arguments> {"value":"double"}"#);
+    term.press("C-u");
+    term.type_line(r#"{"value": "single"}"#);
+    let screen = term.wait_for("✓ set_slot_room");
+    assert!(
+        screen.contains(r#"The slot `room` is set to "single""#),
+        "{screen}"
+    );
+    term.press("C-d");
+    assert_eq!(term.wait_exit(), 0, "{}", term.screen());
+}
