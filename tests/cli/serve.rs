@@ -85,3 +85,44 @@ impl Drop for Stopped {
         let _ = self.0.wait();
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_with_tokens_lets_in_only_their_holders() {
+    let mut server = Stopped(
+        adk()
+            .args([
+                "serve",
+                "tests/cli/agents/desk.yaml",
+                "--addr",
+                "127.0.0.1:0",
+            ])
+            .env("ADK_TOKENS", "t0ken-clerk=clerk,t0ken-guest=guest")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("adk starts"),
+    );
+    let stdout = server.0.stdout.take().expect("piped");
+    let first = BufReader::new(stdout)
+        .lines()
+        .next()
+        .expect("a line")
+        .expect("text");
+    let base = first
+        .split_once("serving on ")
+        .map(|(_, url)| url.trim().to_owned())
+        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    let client = reqwest::Client::new();
+    let anonymous = client
+        .get(format!("{base}/agents"))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(anonymous.status(), 401);
+    let clerk = client
+        .get(format!("{base}/agents"))
+        .bearer_auth("t0ken-clerk")
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(clerk.status(), 200);
+}

@@ -76,6 +76,19 @@ enum Command {
         /// The address to listen on.
         #[arg(long, default_value = "127.0.0.1:3000", value_name = "ADDR")]
         addr: SocketAddr,
+        /// Let in only callers that send `Authorization: Bearer TOKEN`, with ROLE as
+        /// their role (for the files' role filters). Repeat it for more tokens, or set
+        /// ADK_TOKENS (comma-separated) to keep tokens out of the process list. Without
+        /// tokens everyone is let in, with no role.
+        #[arg(
+            long = "token",
+            value_name = "TOKEN=ROLE",
+            value_parser = serve::parse_token,
+            env = "ADK_TOKENS",
+            value_delimiter = ',',
+            hide_env_values = true
+        )]
+        tokens: Vec<(String, String)>,
     },
 }
 
@@ -123,7 +136,11 @@ fn main() -> ExitCode {
             message,
         }
         .run(&runtime),
-        Command::Serve { files, addr } => runtime.block_on(serve::serve(&files, addr)),
+        Command::Serve {
+            files,
+            addr,
+            tokens,
+        } => runtime.block_on(serve::serve(&files, addr, tokens)),
     };
     // Whatever is left (a connection closing, a store's pool) is not waited for.
     runtime.shutdown_background();

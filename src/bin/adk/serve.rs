@@ -4,14 +4,37 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use tower_adk::server::Server;
+use tower_adk::file::Role;
+use tower_adk::server::{BearerTokens, Server};
 
 use crate::screen::{self, Screen};
 use crate::{Failure, load};
 
-/// Loads every file, then serves them on `addr`.
-pub(crate) async fn serve(files: &[PathBuf], addr: SocketAddr) -> Result<(), Failure> {
+/// Reads `TOKEN=ROLE`.
+pub(crate) fn parse_token(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((token, role)) if !token.is_empty() && !role.is_empty() => {
+            Ok((token.to_owned(), role.to_owned()))
+        }
+        _ => Err("expected TOKEN=ROLE".to_owned()),
+    }
+}
+
+/// Loads every file, then serves them on `addr`, to the holders of `tokens` if any.
+pub(crate) async fn serve(
+    files: &[PathBuf],
+    addr: SocketAddr,
+    tokens: Vec<(String, String)>,
+) -> Result<(), Failure> {
     let mut server = Server::new();
+    if !tokens.is_empty() {
+        let tokens = tokens
+            .into_iter()
+            .fold(BearerTokens::new(), |tokens, (token, role)| {
+                tokens.token(token, Role::new(role))
+            });
+        server = server.identify(tokens);
+    }
     let mut names: Vec<String> = Vec::new();
     for path in files {
         let agent = load::build(path, load::load(path).await?)?;
