@@ -50,7 +50,7 @@ fn a_chat_in_a_terminal_with_an_approval_and_a_cancelled_reply() {
 }
 
 #[test]
-fn a_rejected_approval_is_the_calls_result() {
+fn a_rejected_approval_is_the_calls_result_and_one_left_unanswered_is_asked_again() {
     let adk = env!("CARGO_BIN_EXE_adk");
     let file = repo_file("tests/cli/agents/desk.yaml");
     let term = Terminal::start(
@@ -71,11 +71,20 @@ fn a_rejected_approval_is_the_calls_result() {
     term.wait_for("\ncancelled\n");
     term.type_line("A double room");
     term.wait_for("approve? [y/n/e(dit)]");
+    // Ctrl-C at the question leaves the reply waiting: the next message asks again.
+    term.press("C-c");
+    term.wait_for("the reply waits for a decision");
+    term.type_line("Any news?");
+    term.wait_for("The last reply waits for a decision first.");
+    term.wait_for_count("approve? [y/n/e(dit)]", 2);
     term.type_line("n");
     term.wait_for("reason (optional)>");
     term.type_line("no rooms left");
     let screen = term.wait_for("✗ set_slot_room");
     assert!(screen.contains("no rooms left"), "{screen}");
+    // Then the new message runs.
+    let screen = term.wait_for("Anything else?");
+    assert!(!screen.contains("the run failed"), "{screen}");
     term.type_line("/exit");
     assert_eq!(term.wait_exit(), 0, "{}", term.screen());
 }

@@ -15,6 +15,7 @@ use rustyline::error::ReadlineError;
 use serde_json::Value;
 use tokio::runtime::Runtime;
 use tower::ServiceExt;
+use tower_adk::checkpoint::CheckpointId;
 use tower_adk::file::{FileAgent, Role};
 use tower_adk::interrupt::{Decision, PendingInterrupt};
 use tower_adk::{AgentEvent, AgentRequest, AgentResult, RunStatus};
@@ -47,12 +48,19 @@ impl Options {
             editor,
             screen: Screen::new(),
             runtime,
+            waiting: None,
         };
         match self.message {
             Some(text) => chat.turn(&text),
             None => chat.prompt_loop(),
         }
     }
+}
+
+/// A run that waits for the person's decisions.
+struct Waiting {
+    checkpoint: CheckpointId,
+    interrupts: Vec<PendingInterrupt>,
 }
 
 /// How one run ended.
@@ -72,6 +80,7 @@ struct Chat<'r> {
     editor: DefaultEditor,
     screen: Screen,
     runtime: &'r Runtime,
+    waiting: Option<Waiting>,
 }
 
 impl Chat<'_> {
@@ -107,44 +116,74 @@ impl Chat<'_> {
         }
     }
 
-    /// Runs one message on the thread, asking about each interrupt and resuming, until
-    /// the run completes, fails or is cancelled.
+    /// Runs one message on the thread (after the decisions the last reply still waits
+    /// for, if the person cancelled at them).
     fn turn(&mut self, text: &str) -> Result<(), Failure> {
-        let mut request = AgentRequest::user(text).on_thread(self.thread.clone());
         self.screen.start_turn();
+        if let Some(waiting) = self.waiting.take() {
+            self.screen
+                .note(format_args!("The last reply waits for a decision first."));
+            let request = self.answer(waiting)?;
+            self.drive(request)?;
+        }
+        self.drive(AgentRequest::user(text).on_thread(self.thread.clone()))
+    }
+
+    /// Runs `request`, asking about each interrupt and resuming, until the run
+    /// completes, fails or is cancelled.
+    fn drive(&mut self, mut request: AgentRequest) -> Result<(), Failure> {
         loop {
-            if let Some(role) = &self.role {
-                request = request.with_extension(role.clone());
-            }
-            let runtime = self.runtime;
-            let ended = runtime.block_on(self.stream(request));
-            self.screen.end_run();
-            let result = match ended {
-                Ended::Result(result) => result,
-                Ended::Cancelled => {
-                    self.screen.break_line();
-                    self.screen.note(format_args!("cancelled"));
-                    return Err(Failure::Run);
-                }
-                Ended::Failed(error) => {
-                    screen::error(format_args!("the run failed: {error}"));
-                    return Err(Failure::Run);
-                }
-            };
+            let result = self.run_once(request)?;
             if result.status != RunStatus::Interrupted {
                 return Ok(());
             }
-            let Some(checkpoint) = result.checkpoint.clone() else {
+            let Some(checkpoint) = result.checkpoint else {
                 screen::error(format_args!(
                     "the run stopped at an interrupt without a checkpoint"
                 ));
                 return Err(Failure::Run);
             };
-            let Some(decisions) = self.decide(&result.interrupts) else {
+            request = self.answer(Waiting {
+                checkpoint,
+                interrupts: result.interrupts,
+            })?;
+        }
+    }
+
+    /// One run, shown as it goes, to its result; a cancelled or failed one is shown.
+    fn run_once(&mut self, mut request: AgentRequest) -> Result<Box<AgentResult>, Failure> {
+        if let Some(role) = &self.role {
+            request = request.with_extension(role.clone());
+        }
+        let runtime = self.runtime;
+        let ended = runtime.block_on(self.stream(request));
+        self.screen.end_run();
+        match ended {
+            Ended::Result(result) => Ok(result),
+            Ended::Cancelled => {
+                self.screen.break_line();
                 self.screen.note(format_args!("cancelled"));
-                return Err(Failure::Run);
-            };
-            request = AgentRequest::resume(checkpoint, decisions);
+                Err(Failure::Run)
+            }
+            Ended::Failed(error) => {
+                screen::error(format_args!("the run failed: {error}"));
+                Err(Failure::Run)
+            }
+        }
+    }
+
+    /// The request that resumes a run with the person's decisions; when they cancel,
+    /// the run keeps waiting (its thread too), and is asked about again first thing.
+    fn answer(&mut self, waiting: Waiting) -> Result<AgentRequest, Failure> {
+        match self.decide(&waiting.interrupts) {
+            Some(decisions) => Ok(AgentRequest::resume(waiting.checkpoint, decisions)),
+            None => {
+                self.screen.note(format_args!(
+                    "cancelled (the reply waits for a decision, asked again with the next message)"
+                ));
+                self.waiting = Some(waiting);
+                Err(Failure::Run)
+            }
         }
     }
 
