@@ -28,7 +28,6 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "adk",
     version,
-    about,
     after_help = "Exit status: 0 on success, 1 when a run, an MCP server or a store fails, \
                   2 when the command line or an agent file is wrong.\n\
                   Colours follow the terminal; set NO_COLOR to turn them off."
@@ -40,16 +39,20 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Read and check agent files, connect to their MCP servers, and list the tools the
-    /// model sees for each role.
+    /// Check agent files, and list the tools the model sees for each role
+    ///
+    /// Reads each file (showing every problem at its line and column), connects to its
+    /// MCP servers, and lists the tools the model sees for each role of the file's role
+    /// filter and for any other caller.
     Check {
         /// The agent files.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
     },
-    /// Chat with an agent in the terminal: its replies stream as they come, tool calls
-    /// show as they run, approvals are asked at the prompt. Ctrl-C cancels the reply
-    /// under way; Ctrl-D or /exit leaves.
+    /// Chat with an agent in the terminal
+    ///
+    /// Replies stream as they come, tool calls show as they run, approvals are asked at
+    /// the prompt. Ctrl-C cancels the reply under way; Ctrl-D or /exit leaves.
     Run {
         /// The agent file.
         #[arg(value_name = "FILE")]
@@ -67,8 +70,10 @@ enum Command {
         #[arg(long, short, value_name = "TEXT")]
         message: Option<String>,
     },
-    /// Serve agent files over HTTP (runs, streams, threads; `GET /agents` lists them)
-    /// until Ctrl-C.
+    /// Serve agent files over HTTP until Ctrl-C
+    ///
+    /// The server of `tower_adk::server`: runs as JSON or streamed, threads, resumes;
+    /// `GET /agents` lists the agents.
     Serve {
         /// The agent files; each agent is served under its name.
         #[arg(required = true, value_name = "FILE")]
