@@ -1,0 +1,318 @@
+//! `adk run`: a chat with an agent in the terminal, on one thread.
+//!
+//! The prompt is read with rustyline, which reads Ctrl-C and Ctrl-D as keys while the
+//! person types. A run is driven on the async runtime between prompts; Ctrl-C then
+//! arrives as a signal, and the run is dropped, which cancels its model and tool calls
+//! (nothing of a run outlives it). Interrupts (approvals, questions) are asked at the
+//! prompt and the run resumed with the answers.
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use futures::StreamExt;
+use rustyline::DefaultEditor;
+use rustyline::error::ReadlineError;
+use serde_json::Value;
+use tokio::runtime::Runtime;
+use tower::ServiceExt;
+use tower_adk::checkpoint::CheckpointId;
+use tower_adk::file::{FileAgent, Role};
+use tower_adk::interrupt::{Decision, PendingInterrupt};
+use tower_adk::{AgentEvent, AgentRequest, AgentResult, RunStatus};
+
+use crate::screen::{self, Screen};
+use crate::{Failure, load};
+
+/// What `adk run` was asked.
+#[derive(Debug)]
+pub(crate) struct Options {
+    pub(crate) file: PathBuf,
+    pub(crate) role: Option<String>,
+    pub(crate) thread: Option<String>,
+    pub(crate) message: Option<String>,
+}
+
+impl Options {
+    /// Loads the file, then chats (or sends the one message) until the person leaves.
+    pub(crate) fn run(self, runtime: &Runtime) -> Result<(), Failure> {
+        let loaded = runtime.block_on(load::load(&self.file))?;
+        let agent = load::build(&self.file, loaded)?;
+        let editor = DefaultEditor::new().map_err(|error| {
+            screen::error(format_args!("cannot read the terminal: {error}"));
+            Failure::Run
+        })?;
+        let mut chat = Chat {
+            agent,
+            role: self.role.map(Role::new),
+            thread: self.thread.unwrap_or_else(new_thread),
+            editor,
+            screen: Screen::new(),
+            runtime,
+            waiting: None,
+        };
+        match self.message {
+            Some(text) => chat.turn(&text),
+            None => chat.prompt_loop(),
+        }
+    }
+}
+
+/// A run that waits for the person's decisions.
+struct Waiting {
+    checkpoint: CheckpointId,
+    interrupts: Vec<PendingInterrupt>,
+}
+
+/// How one run ended.
+enum Ended {
+    /// With its result: completed, or waiting at interrupts.
+    Result(Box<AgentResult>),
+    /// The person pressed Ctrl-C.
+    Cancelled,
+    /// With an error, as the person is to read it.
+    Failed(String),
+}
+
+struct Chat<'r> {
+    agent: FileAgent,
+    role: Option<Role>,
+    thread: String,
+    editor: DefaultEditor,
+    screen: Screen,
+    runtime: &'r Runtime,
+    waiting: Option<Waiting>,
+}
+
+impl Chat<'_> {
+    /// Reads a message, runs it, again, until Ctrl-D or `/exit`.
+    fn prompt_loop(&mut self) -> Result<(), Failure> {
+        self.screen.note(format_args!(
+            "Chatting with `{}` on thread {}. Ctrl-C cancels a reply; Ctrl-D or /exit leaves.",
+            self.agent.name(),
+            self.thread
+        ));
+        loop {
+            match self.editor.readline("> ") {
+                Ok(line) => {
+                    let line = line.trim();
+                    if line == "/exit" {
+                        return Ok(());
+                    }
+                    if !line.is_empty() {
+                        let _ = self.editor.add_history_entry(line);
+                        // A failed run is shown; the chat goes on.
+                        let _ = self.turn(line);
+                    }
+                }
+                Err(ReadlineError::Interrupted) => {
+                    self.screen.note(format_args!("(Ctrl-D or /exit leaves)"));
+                }
+                Err(ReadlineError::Eof) => return Ok(()),
+                Err(error) => {
+                    screen::error(format_args!("cannot read the terminal: {error}"));
+                    return Err(Failure::Run);
+                }
+            }
+        }
+    }
+
+    /// Runs one message on the thread (after the decisions the last reply still waits
+    /// for, if the person cancelled at them).
+    fn turn(&mut self, text: &str) -> Result<(), Failure> {
+        self.screen.start_turn();
+        if let Some(waiting) = self.waiting.take() {
+            self.screen
+                .note(format_args!("The last reply waits for a decision first."));
+            let request = self.answer(waiting)?;
+            self.drive(request)?;
+        }
+        self.drive(AgentRequest::user(text).on_thread(self.thread.clone()))
+    }
+
+    /// Runs `request`, asking about each interrupt and resuming, until the run
+    /// completes, fails or is cancelled.
+    fn drive(&mut self, mut request: AgentRequest) -> Result<(), Failure> {
+        loop {
+            let result = self.run_once(request)?;
+            if result.status != RunStatus::Interrupted {
+                return Ok(());
+            }
+            let Some(checkpoint) = result.checkpoint else {
+                screen::error(format_args!(
+                    "the run stopped at an interrupt without a checkpoint"
+                ));
+                return Err(Failure::Run);
+            };
+            request = self.answer(Waiting {
+                checkpoint,
+                interrupts: result.interrupts,
+            })?;
+        }
+    }
+
+    /// One run, shown as it goes, to its result; a cancelled or failed one is shown.
+    fn run_once(&mut self, mut request: AgentRequest) -> Result<Box<AgentResult>, Failure> {
+        if let Some(role) = &self.role {
+            request = request.with_extension(role.clone());
+        }
+        let runtime = self.runtime;
+        let ended = runtime.block_on(self.stream(request));
+        self.screen.end_run();
+        match ended {
+            Ended::Result(result) => Ok(result),
+            Ended::Cancelled => {
+                self.screen.break_line();
+                self.screen.note(format_args!("cancelled"));
+                Err(Failure::Run)
+            }
+            Ended::Failed(error) => {
+                screen::error(format_args!("the run failed: {error}"));
+                Err(Failure::Run)
+            }
+        }
+    }
+
+    /// The request that resumes a run with the person's decisions; when they cancel,
+    /// the run keeps waiting (its thread too), and is asked about again first thing.
+    fn answer(&mut self, waiting: Waiting) -> Result<AgentRequest, Failure> {
+        match self.decide(&waiting.interrupts) {
+            Some(decisions) => Ok(AgentRequest::resume(waiting.checkpoint, decisions)),
+            None => {
+                self.screen.note(format_args!(
+                    "cancelled (the reply waits for a decision, asked again with the next message)"
+                ));
+                self.waiting = Some(waiting);
+                Err(Failure::Run)
+            }
+        }
+    }
+
+    /// Drives one run, showing its events, until it ends or Ctrl-C drops it.
+    async fn stream(&mut self, request: AgentRequest) -> Ended {
+        let Ok(mut run) = self.agent.clone().oneshot(request).await;
+        let cancel = async {
+            // Without a signal handler, Ctrl-C ends the process as it would anyway.
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        };
+        tokio::pin!(cancel);
+        loop {
+            tokio::select! {
+                event = run.next() => match event {
+                    Some(Ok(AgentEvent::Completed(result))) => return Ended::Result(result),
+                    Some(Ok(event)) => self.screen.event(&event),
+                    Some(Err(error)) => return Ended::Failed(error.to_string()),
+                    None => return Ended::Failed("the run ended without a result".into()),
+                },
+                () = &mut cancel => return Ended::Cancelled,
+            }
+        }
+    }
+
+    /// Asks the person about each interrupt; `None` when they cancel (Ctrl-C, Ctrl-D).
+    fn decide(&mut self, interrupts: &[PendingInterrupt]) -> Option<Vec<(String, Decision)>> {
+        interrupts
+            .iter()
+            .map(|interrupt| Some((interrupt.id.clone(), self.decide_one(interrupt)?)))
+            .collect()
+    }
+
+    fn decide_one(&mut self, interrupt: &PendingInterrupt) -> Option<Decision> {
+        let payload = &interrupt.payload;
+        match payload["kind"].as_str() {
+            // One call of the approval handler.
+            Some("approval") => {
+                self.screen.ask(format_args!(
+                    "{} {}: {}",
+                    payload["tool"].as_str().unwrap_or("the tool"),
+                    payload["arguments"],
+                    payload["description"].as_str().unwrap_or("run it?")
+                ));
+                let allowed = |name: &str| match payload["allowed"].as_array() {
+                    Some(list) => list.iter().any(|a| a == name),
+                    None => true,
+                };
+                self.approve(allowed("edit").then_some(&payload["arguments"]))
+            }
+            // The calls of one turn, answered alike.
+            Some("approvals") => {
+                for call in payload["calls"].as_array().into_iter().flatten() {
+                    self.screen.ask(format_args!(
+                        "{} {}: {}",
+                        call["tool"].as_str().unwrap_or("a tool"),
+                        call["arguments"],
+                        call["description"].as_str().unwrap_or("run it?")
+                    ));
+                }
+                self.approve(None)
+            }
+            // A question from a tool or a handler: the answer is the result.
+            _ => {
+                let question = payload
+                    .as_str()
+                    .map_or_else(|| payload.to_string(), str::to_owned);
+                self.screen.ask(format_args!("{question}"));
+                let answer = self.read("answer> ", "")?;
+                Some(Decision::Respond {
+                    answer: Value::String(answer),
+                })
+            }
+        }
+    }
+
+    /// Asks "approve? [y/n/e(dit)]" until the answer is one of them; `arguments` are
+    /// the call's, when editing is allowed.
+    fn approve(&mut self, arguments: Option<&Value>) -> Option<Decision> {
+        let question = match arguments {
+            Some(_) => "approve? [y/n/e(dit)] ",
+            None => "approve? [y/n] ",
+        };
+        loop {
+            let answer = self.read(question, "")?.to_lowercase();
+            match (answer.as_str(), arguments) {
+                ("y" | "yes", _) => return Some(Decision::Approve),
+                ("n" | "no", _) => {
+                    let reason = self.read("reason (optional)> ", "")?;
+                    let reason = if reason.is_empty() {
+                        "The user rejected this call.".to_owned()
+                    } else {
+                        reason
+                    };
+                    return Some(Decision::Reject { reason });
+                }
+                ("e" | "edit", Some(arguments)) => return self.edit(arguments),
+                _ => {}
+            }
+        }
+    }
+
+    /// Asks for new arguments, starting from the call's, until they are JSON.
+    fn edit(&mut self, arguments: &Value) -> Option<Decision> {
+        let mut text = arguments.to_string();
+        loop {
+            text = self.read("arguments> ", &text)?;
+            match serde_json::from_str(&text) {
+                Ok(arguments) => return Some(Decision::Edit { arguments }),
+                Err(error) => self.screen.note(format_args!("not JSON: {error}")),
+            }
+        }
+    }
+
+    /// One line from the person, trimmed, with `initial` already typed; `None` on
+    /// Ctrl-C, Ctrl-D or a terminal that cannot be read.
+    fn read(&mut self, prompt: &str, initial: &str) -> Option<String> {
+        match self.editor.readline_with_initial(prompt, (initial, "")) {
+            Ok(line) => Some(line.trim().to_owned()),
+            Err(_) => None,
+        }
+    }
+}
+
+/// A thread id of its own for a chat that names none.
+fn new_thread() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos());
+    format!("adk-{}-{nanos:x}", std::process::id())
+}

@@ -1,0 +1,156 @@
+//! `adk`: check, chat with and serve agents described in YAML files (see
+//! [`tower_adk::file`]), without writing Rust.
+//!
+//! ```text
+//! adk check examples/agents/booking.yaml
+//! adk run examples/agents/booking.yaml
+//! adk serve examples/agents/booking.yaml --addr 127.0.0.1:3000
+//! ```
+//!
+//! One module per command (`check`, `chat`, `serve`), `load` for what they share (reading
+//! and loading files, with every problem shown), `screen` for how runs look in the
+//! terminal.
+
+mod chat;
+mod check;
+mod load;
+mod screen;
+mod serve;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Check, chat with and serve agents described in YAML agent files.
+#[derive(Debug, Parser)]
+#[command(
+    name = "adk",
+    version,
+    after_help = "Exit status: 0 on success, 1 when a run, an MCP server or a store fails, \
+                  2 when the command line or an agent file is wrong.\n\
+                  Colours follow the terminal; set NO_COLOR to turn them off."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Check agent files, and list the tools the model sees for each role
+    ///
+    /// Reads each file (showing every problem at its line and column), connects to its
+    /// MCP servers, and lists the tools the model sees for each role of the file's role
+    /// filter and for any other caller.
+    Check {
+        /// The agent files.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+    },
+    /// Chat with an agent in the terminal
+    ///
+    /// Replies stream as they come, tool calls show as they run, approvals are asked at
+    /// the prompt. Ctrl-C cancels the reply under way; Ctrl-D or /exit leaves.
+    Run {
+        /// The agent file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Chat as a caller with this role (for the file's role filter).
+        #[arg(long, value_name = "ROLE")]
+        role: Option<String>,
+        /// The conversation's thread: its history is kept across turns in the file's
+        /// checkpoint store (memory by default), so a persistent store continues it in a
+        /// later `adk run`. Default: a new thread.
+        #[arg(long, value_name = "ID")]
+        thread: Option<String>,
+        /// Send this message, print the reply, and exit, without a prompt (approvals are
+        /// still asked, from stdin).
+        #[arg(long, short, value_name = "TEXT")]
+        message: Option<String>,
+    },
+    /// Serve agent files over HTTP until Ctrl-C
+    ///
+    /// The server of `tower_adk::server`: runs as JSON or streamed, threads, resumes;
+    /// `GET /agents` lists the agents.
+    Serve {
+        /// The agent files; each agent is served under its name.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// The address to listen on.
+        #[arg(long, default_value = "127.0.0.1:3000", value_name = "ADDR")]
+        addr: SocketAddr,
+        /// Let in only callers that send `Authorization: Bearer TOKEN`, with ROLE as
+        /// their role (for the files' role filters). Repeat it for more tokens, or set
+        /// ADK_TOKENS (comma-separated) to keep tokens out of the process list. Without
+        /// tokens everyone is let in, with no role.
+        #[arg(
+            long = "token",
+            value_name = "TOKEN=ROLE",
+            value_parser = serve::parse_token,
+            env = "ADK_TOKENS",
+            value_delimiter = ',',
+            hide_env_values = true
+        )]
+        tokens: Vec<(String, String)>,
+    },
+}
+
+/// How a command failed, as the process's exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Failure {
+    /// A run, an MCP server, a store or the terminal failed: 1.
+    Run,
+    /// An agent file is wrong: 2 (the code clap gives to a wrong command line).
+    File,
+}
+
+impl From<Failure> for ExitCode {
+    fn from(failure: Failure) -> Self {
+        match failure {
+            Failure::Run => ExitCode::from(1),
+            Failure::File => ExitCode::from(2),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            screen::error(format_args!("cannot start the async runtime: {error}"));
+            return Failure::Run.into();
+        }
+    };
+    let outcome = match cli.command {
+        Command::Check { files } => runtime.block_on(check::check(&files)),
+        Command::Run {
+            file,
+            role,
+            thread,
+            message,
+        } => chat::Options {
+            file,
+            role,
+            thread,
+            message,
+        }
+        .run(&runtime),
+        Command::Serve {
+            files,
+            addr,
+            tokens,
+        } => runtime.block_on(serve::serve(&files, addr, tokens)),
+    };
+    // Whatever is left (a connection closing, a store's pool) is not waited for.
+    runtime.shutdown_background();
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.into(),
+    }
+}

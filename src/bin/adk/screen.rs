@@ -1,0 +1,246 @@
+//! How `adk` writes to the terminal: a run's events as they happen, notes and errors,
+//! styled with [`anstyle`] through [`anstream`], which drops the styles when the output
+//! is not a terminal or `NO_COLOR` is set (as clap does for the help).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Write;
+
+use anstyle::{AnsiColor, Style};
+use tower_adk::AgentEvent;
+use tower_adk::file::FileErrors;
+
+const TOOL: Style = AnsiColor::Cyan.on_default();
+const CHUNK: Style = Style::new().dimmed();
+const NOTE: Style = Style::new().dimmed();
+const GOOD: Style = AnsiColor::Green.on_default().bold();
+const BAD: Style = AnsiColor::Red.on_default().bold();
+const NOTE_BOLD: Style = AnsiColor::Cyan.on_default().bold();
+const ASK: Style = AnsiColor::Yellow.on_default().bold();
+
+/// The longest tool result shown in full; longer ones are cut (the model sees them whole).
+const RESULT_CHARS: usize = 200;
+
+/// Standard output (or, in tests, a buffer), and where a run's output stands: whether
+/// the cursor is at the start of a line, whether this turn's text streamed, and the
+/// arguments of the tool calls announced and not started yet.
+#[derive(Debug)]
+pub(crate) struct Screen<W = anstream::Stdout> {
+    out: W,
+    line_start: bool,
+    streamed: bool,
+    arguments: HashMap<String, String>,
+}
+
+impl Screen {
+    /// The screen on standard output.
+    pub(crate) fn new() -> Self {
+        Screen::on(anstream::stdout())
+    }
+}
+
+impl<W: Write> Screen<W> {
+    fn on(out: W) -> Self {
+        Screen {
+            out,
+            line_start: true,
+            streamed: false,
+            arguments: HashMap::new(),
+        }
+    }
+
+    /// Shows one event of a run as it happens: text as it streams, a tool call when it
+    /// starts (with its arguments), its chunks, and its result.
+    pub(crate) fn event(&mut self, event: &AgentEvent) {
+        match event {
+            AgentEvent::TextDelta(text) => {
+                self.streamed = true;
+                self.write(format_args!("{text}"));
+                self.line_start = text.ends_with('\n');
+            }
+            AgentEvent::Message(message) => {
+                // A model that does not stream sends its text only here.
+                if !self.streamed && !message.content().is_empty() {
+                    self.write(format_args!("{}", message.content()));
+                    self.line_start = false;
+                }
+                self.streamed = false;
+                for call in message.tool_calls() {
+                    self.arguments
+                        .insert(call.id.clone(), call.arguments.clone());
+                }
+            }
+            AgentEvent::ToolCallStarted { call_id, name } => {
+                let arguments = self.arguments.get(&**call_id).cloned().unwrap_or_default();
+                self.line(format_args!(
+                    "{TOOL}→ {name}{TOOL:#} {NOTE}{arguments}{NOTE:#}"
+                ));
+            }
+            AgentEvent::ToolOutputChunk { chunk, .. } => {
+                for piece in chunk.lines() {
+                    self.line(format_args!("{CHUNK}  │ {piece}{CHUNK:#}"));
+                }
+            }
+            AgentEvent::ToolResult(record) => match &record.error {
+                None => self.line(format_args!(
+                    "{GOOD}  ✓{GOOD:#} {}: {}",
+                    record.name,
+                    cut(&record.content)
+                )),
+                Some(error) => self.line(format_args!(
+                    "{BAD}  ✗{BAD:#} {}: {}",
+                    record.name,
+                    cut(&error.to_string())
+                )),
+            },
+            _ => {}
+        }
+        self.flush();
+    }
+
+    /// Forgets the tool calls of the last message (a run and its resumes share them).
+    pub(crate) fn start_turn(&mut self) {
+        self.arguments.clear();
+    }
+
+    /// Ends the line the run's text left open.
+    pub(crate) fn end_run(&mut self) {
+        self.streamed = false;
+        if !self.line_start {
+            self.write(format_args!("\n"));
+            self.line_start = true;
+        }
+        self.flush();
+    }
+
+    /// A line of its own.
+    pub(crate) fn line(&mut self, line: fmt::Arguments<'_>) {
+        if !self.line_start {
+            self.write(format_args!("\n"));
+        }
+        self.write(format_args!("{line}\n"));
+        self.line_start = true;
+    }
+
+    /// A line that says something went well.
+    pub(crate) fn ok(&mut self, line: fmt::Arguments<'_>) {
+        self.line(format_args!("{GOOD}✓{GOOD:#} {line}"));
+    }
+
+    /// Starts a new line even where the terminal wrote something of its own (the `^C`
+    /// it echoes).
+    pub(crate) fn break_line(&mut self) {
+        self.write(format_args!("\n"));
+        self.line_start = true;
+    }
+
+    /// A dimmed line about the session rather than the conversation.
+    pub(crate) fn note(&mut self, line: fmt::Arguments<'_>) {
+        self.line(format_args!("{NOTE}{line}{NOTE:#}"));
+        self.flush();
+    }
+
+    /// A question for the person, on its own line.
+    pub(crate) fn ask(&mut self, line: fmt::Arguments<'_>) {
+        self.line(format_args!("{ASK}?{ASK:#} {line}"));
+        self.flush();
+    }
+
+    pub(crate) fn flush(&mut self) {
+        // A terminal that went away: nothing left to show anything on.
+        let _ = self.out.flush();
+    }
+
+    fn write(&mut self, text: fmt::Arguments<'_>) {
+        let _ = self.out.write_fmt(text);
+    }
+}
+
+/// Writes an error to standard error.
+pub(crate) fn error(message: fmt::Arguments<'_>) {
+    let _ = writeln!(anstream::stderr(), "{BAD}error{BAD:#}: {message}");
+}
+
+/// Writes a hint to standard error, after an error.
+pub(crate) fn hint(message: fmt::Arguments<'_>) {
+    let _ = writeln!(
+        anstream::stderr(),
+        "{NOTE_BOLD}note{NOTE_BOLD:#}: {message}"
+    );
+}
+
+/// Writes a file's problems to standard error, each with its place in the file.
+pub(crate) fn problems(errors: &FileErrors) {
+    let mut err = anstream::stderr();
+    for line in errors.to_string().lines() {
+        let _ = match line.strip_prefix("error") {
+            Some(rest) => writeln!(err, "{BAD}error{BAD:#}{rest}"),
+            None => writeln!(err, "{line}"),
+        };
+    }
+}
+
+/// The text, cut to [`RESULT_CHARS`] characters on one line.
+fn cut(text: &str) -> String {
+    let flat = text.replace('\n', " ");
+    match flat.char_indices().nth(RESULT_CHARS) {
+        Some((end, _)) => format!("{}…", &flat[..end]),
+        None => flat,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tower_adk::{AgentEvent, Message, ToolCall, ToolRecord};
+
+    use super::{Screen, cut};
+
+    fn shown(events: &[AgentEvent]) -> String {
+        // As on a terminal that takes no colours.
+        let mut screen = Screen::on(anstream::StripStream::new(Vec::new()));
+        for event in events {
+            screen.event(event);
+        }
+        screen.end_run();
+        String::from_utf8(screen.out.into_inner()).unwrap_or_default()
+    }
+
+    #[test]
+    fn text_streams_then_tool_calls_their_chunks_and_results_get_lines_of_their_own() {
+        let call = ToolCall::new("c1", "search", serde_json::json!({"q": "rust"}));
+        let (id, name): (Arc<str>, Arc<str>) = (Arc::from("c1"), Arc::from("search"));
+        let shown = shown(&[
+            AgentEvent::TextDelta("Let me ".into()),
+            AgentEvent::TextDelta("look.".into()),
+            AgentEvent::Message(Message::assistant_with_calls(
+                "Let me look.",
+                vec![call.clone()],
+            )),
+            AgentEvent::ToolCallStarted {
+                call_id: id.clone(),
+                name: name.clone(),
+            },
+            AgentEvent::ToolOutputChunk {
+                call_id: id,
+                name,
+                chunk: "page 1\npage 2".into(),
+            },
+            AgentEvent::ToolResult(Arc::new(ToolRecord::success(&call, "2 pages"))),
+            AgentEvent::Message(Message::assistant("Found two pages.")),
+        ]);
+        assert_eq!(
+            shown,
+            "Let me look.\n→ search {\"q\":\"rust\"}\n  │ page 1\n  │ page 2\n  ✓ search: 2 pages\nFound two pages.\n"
+        );
+    }
+
+    #[test]
+    fn long_results_are_cut_on_one_line() {
+        assert_eq!(cut("a\nb"), "a b");
+        let long = "x".repeat(300);
+        assert_eq!(cut(&long).chars().count(), 201);
+        assert!(cut(&long).ends_with('…'));
+    }
+}

@@ -1,0 +1,151 @@
+//! `adk run` in a real terminal: a message typed and the reply shown, a tool call shown
+//! as it runs, an approval answered at the prompt, Ctrl-C cancelling a slow reply (the
+//! chat goes on), Ctrl-D leaving.
+
+use crate::support::{Terminal, repo_file};
+
+#[test]
+fn a_chat_in_a_terminal_with_an_approval_and_a_cancelled_reply() {
+    let adk = env!("CARGO_BIN_EXE_adk");
+    let file = repo_file("tests/cli/agents/desk.yaml");
+    let term = Terminal::start(
+        adk,
+        &[
+            "run",
+            file.to_str().expect("a UTF-8 path"),
+            "--role",
+            "clerk",
+        ],
+    );
+    term.wait_for("Chatting with `desk` on thread");
+
+    term.type_line("hi");
+    term.wait_for("Hello! Which city are you travelling to?");
+
+    // A tool call shows as it runs, with its arguments and result; then the model's
+    // next turn is slow, and Ctrl-C cancels it.
+    term.type_line("Paris, and take your time");
+    term.wait_for("Let me note the city.");
+    term.wait_for(r#"→ set_slot_city {"value":"Paris"}"#);
+    term.wait_for("✓ set_slot_city");
+    term.press("C-c");
+    term.wait_for("\ncancelled\n");
+    let screen = term.wait_for_count("\n>", 3);
+    assert!(
+        !screen.contains("This answer takes ten minutes."),
+        "{screen}"
+    );
+
+    // The chat goes on; the room waits for a person's approval, given at the prompt.
+    term.type_line("A double room");
+    term.wait_for("set_slot_room {\"value\":\"double\"}: Book this room?");
+    term.wait_for("approve? [y/n/e(dit)]");
+    term.type_line("y");
+    let screen = term.wait_for("✓ set_slot_room");
+    assert!(!screen.contains("the run failed"), "{screen}");
+    term.wait_for_count("\n>", 4);
+
+    term.press("C-d");
+    assert_eq!(term.wait_exit(), 0, "{}", term.screen());
+}
+
+#[test]
+fn a_rejected_approval_is_the_calls_result_and_one_left_unanswered_is_asked_again() {
+    let adk = env!("CARGO_BIN_EXE_adk");
+    let file = repo_file("tests/cli/agents/desk.yaml");
+    let term = Terminal::start(
+        adk,
+        &[
+            "run",
+            file.to_str().expect("a UTF-8 path"),
+            "--role",
+            "clerk",
+        ],
+    );
+    term.wait_for("Chatting with `desk`");
+    term.type_line("hi");
+    term.wait_for("Hello!");
+    term.type_line("Paris");
+    term.wait_for("✓ set_slot_city");
+    term.press("C-c");
+    term.wait_for("\ncancelled\n");
+    term.type_line("A double room");
+    term.wait_for("approve? [y/n/e(dit)]");
+    // Ctrl-C at the question leaves the reply waiting: the next message asks again.
+    term.press("C-c");
+    term.wait_for("the reply waits for a decision");
+    term.type_line("Any news?");
+    term.wait_for("The last reply waits for a decision first.");
+    term.wait_for_count("approve? [y/n/e(dit)]", 2);
+    term.type_line("n");
+    term.wait_for("reason (optional)>");
+    term.type_line("no rooms left");
+    let screen = term.wait_for("✗ set_slot_room");
+    assert!(screen.contains("no rooms left"), "{screen}");
+    // Then the new message runs.
+    let screen = term.wait_for("Anything else?");
+    assert!(!screen.contains("the run failed"), "{screen}");
+    term.type_line("/exit");
+    assert_eq!(term.wait_exit(), 0, "{}", term.screen());
+}
+
+#[test]
+fn one_message_without_a_prompt() {
+    let output = crate::support::adk_output(&[
+        "run",
+        "examples/agents/booking.yaml",
+        "--message",
+        "A room in Paris, please.",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains(r#"→ set_slot_city {"value":"Paris"}"#),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("How many nights, and which room type would you like?"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn an_approval_edited_at_the_prompt_runs_with_the_new_arguments() {
+    let adk = env!("CARGO_BIN_EXE_adk");
+    let file = repo_file("tests/cli/agents/desk.yaml");
+    let term = Terminal::start(
+        adk,
+        &[
+            "run",
+            file.to_str().expect("a UTF-8 path"),
+            "--role",
+            "clerk",
+        ],
+    );
+    term.wait_for("Chatting with `desk`");
+    term.type_line("hi");
+    term.wait_for("Hello!");
+    term.type_line("Paris");
+    term.wait_for("✓ set_slot_city");
+    term.press("C-c");
+    term.wait_for("\ncancelled\n");
+    term.type_line("A double room");
+    term.wait_for("approve? [y/n/e(dit)]");
+    term.type_line("e");
+    // The call's arguments are there to edit: Ctrl-U clears them.
+    term.wait_for(r#"arguments> {"value":"double"}"#);
+    term.press("C-u");
+    term.type_line(r#"{"value": "single"}"#);
+    let screen = term.wait_for("✓ set_slot_room");
+    assert!(
+        screen.contains(r#"The slot `room` is set to "single""#),
+        "{screen}"
+    );
+    term.press("C-d");
+    assert_eq!(term.wait_exit(), 0, "{}", term.screen());
+}

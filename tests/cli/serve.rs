@@ -1,0 +1,128 @@
+//! `adk serve`: prints its address, answers `GET /agents` and a run, and stops on
+//! SIGINT with exit status 0.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Instant;
+
+use crate::support::{PATIENCE, adk};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_answers_runs_and_stops_on_ctrl_c() {
+    let mut server = Stopped(
+        adk()
+            .args([
+                "serve",
+                "tests/cli/agents/desk.yaml",
+                "--addr",
+                "127.0.0.1:0",
+            ])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("adk starts"),
+    );
+    let server = &mut server.0;
+    let stdout = server.stdout.take().expect("piped");
+    let mut lines = BufReader::new(stdout).lines();
+    let first = lines.next().expect("a line").expect("text");
+    let base = first
+        .split_once("serving on ")
+        .map(|(_, url)| url.trim().to_owned())
+        .unwrap_or_else(|| panic!("no address in {first:?}"));
+
+    let client = reqwest::Client::new();
+    let agents: serde_json::Value = client
+        .get(format!("{base}/agents"))
+        .send()
+        .await
+        .expect("GET /agents")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(agents["agents"][0]["name"], "desk", "{agents}");
+    assert_eq!(
+        agents["agents"][0]["description"],
+        "Books rooms at the front desk."
+    );
+
+    let response = client
+        .post(format!("{base}/agents/desk/runs"))
+        .json(&serde_json::json!({"input": "hi"}))
+        .send()
+        .await
+        .expect("POST a run");
+    assert!(response.status().is_success(), "{}", response.status());
+    let body = response.text().await.expect("a body");
+    assert!(
+        body.contains("Hello! Which city are you travelling to?"),
+        "{body}"
+    );
+
+    let interrupt = Command::new("kill")
+        .args(["-INT", &server.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(interrupt.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = server.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(start.elapsed() < PATIENCE, "adk serve did not stop");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(status.code(), Some(0));
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(rest.iter().any(|line| line.contains("stopped")), "{rest:?}");
+}
+
+/// The server, killed if a failed test left it running.
+struct Stopped(Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_with_tokens_lets_in_only_their_holders() {
+    let mut server = Stopped(
+        adk()
+            .args([
+                "serve",
+                "tests/cli/agents/desk.yaml",
+                "--addr",
+                "127.0.0.1:0",
+            ])
+            .env("ADK_TOKENS", "t0ken-clerk=clerk,t0ken-guest=guest")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("adk starts"),
+    );
+    let stdout = server.0.stdout.take().expect("piped");
+    let first = BufReader::new(stdout)
+        .lines()
+        .next()
+        .expect("a line")
+        .expect("text");
+    let base = first
+        .split_once("serving on ")
+        .map(|(_, url)| url.trim().to_owned())
+        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    let client = reqwest::Client::new();
+    let anonymous = client
+        .get(format!("{base}/agents"))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(anonymous.status(), 401);
+    let clerk = client
+        .get(format!("{base}/agents"))
+        .bearer_auth("t0ken-clerk")
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(clerk.status(), 200);
+}
