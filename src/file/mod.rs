@@ -50,7 +50,7 @@
 //!   base_url: ${LLM_BASE_URL}        # default: OPENAI_BASE_URL, else OpenAI's
 //!   api_key: {env: OPENAI_API_KEY}   # default: OPENAI_API_KEY
 //!   temperature: 0.2                 # also: max_tokens, top_p, seed, stop, stream
-//!   # scripted: `turns: [{text: ...}, {call: {tool, arguments, id}}, {calls: [...]}, {error: ...}]`
+//!   # scripted: `turns: [{text: ...}, {stream: [chunks]}, {call: {tool, arguments, id}}, {calls: [...]}, {error: ...}]`
 //!   # (each may `delay: 1s`),
 //!   # `per_run: true` to play every turn in each run
 //! prompt: "You help with {{ description }}"   # a minijinja template; or prompt_file: PATH

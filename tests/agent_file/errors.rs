@@ -334,3 +334,9 @@ fn a_file_that_is_not_a_mapping_or_holds_two_documents() {
     let two = format!("{MODEL}---\n{MODEL}");
     assert_eq!(places(&problems(&two)), [(Syntax, 3, 1)]);
 }
+
+#[test]
+fn a_scripted_turn_with_both_text_and_stream() {
+    let found = problems("model: {provider: scripted, turns: [{text: a, stream: [b]}]}\n");
+    assert_eq!(places(&found), [(Conflict, 1, 55)]);
+}

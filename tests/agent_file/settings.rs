@@ -463,3 +463,24 @@ async fn a_sqlite_store_is_opened_from_its_url() {
             .is_some()
     );
 }
+
+#[tokio::test]
+async fn a_streamed_scripted_turn_arrives_in_its_chunks() {
+    let text = scripted("[{stream: ['Order 7 ', 'arrives ', 'tomorrow.']}]");
+    let agent = agent(&text, &Registry::new()).await;
+    let events: Vec<Result<AgentEvent, AgentError>> = agent
+        .clone()
+        .oneshot(user("where?"))
+        .await
+        .expect("starts")
+        .collect()
+        .await;
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Ok(AgentEvent::TextDelta(delta)) => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas, ["Order 7 ", "arrives ", "tomorrow."]);
+}

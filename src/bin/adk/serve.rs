@@ -1,14 +1,20 @@
 //! `adk serve`: agent files served over HTTP by the server of
-//! [`tower_adk::server`], until Ctrl-C (or SIGTERM), with the runs under way let finish.
+//! [`tower_adk::server`], until Ctrl-C (or SIGTERM): then it drains ([`Shutdown`]): new
+//! runs are refused, those under way get [`DRAIN_DEADLINE`] to finish, and the rest are
+//! cancelled (a durable one leaving a checkpoint to resume).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use tower_adk::file::Role;
-use tower_adk::server::{BearerTokens, Server};
+use tower_adk::server::{BearerTokens, Server, Shutdown};
 
 use crate::screen::{self, Screen};
 use crate::{Failure, load};
+
+/// How long the runs under way get to finish once a stop is asked for.
+pub(crate) const DRAIN_DEADLINE: Duration = Duration::from_secs(10);
 
 /// Reads `TOKEN=ROLE`.
 pub(crate) fn parse_token(text: &str) -> Result<(String, String), String> {
@@ -63,8 +69,10 @@ pub(crate) async fn serve(
         screen.line(format_args!("  POST http://{bound}/agents/{name}/runs"));
     }
     screen.note(format_args!("GET /agents lists them; Ctrl-C stops."));
+    let draining = server.shutdown_handle();
+    tokio::spawn(drain_on_stop(draining.clone()));
     axum::serve(listener, server.into_router())
-        .with_graceful_shutdown(shutdown())
+        .with_graceful_shutdown(draining.signal())
         .await
         .map_err(|error| {
             screen::error(format_args!("the server failed: {error}"));
@@ -74,8 +82,21 @@ pub(crate) async fn serve(
     Ok(())
 }
 
+/// Drains the server when a stop is asked for.
+async fn drain_on_stop(shutdown: Shutdown) {
+    stop_asked().await;
+    Screen::new().note(format_args!(
+        "stopping: no new runs; {} s for those under way",
+        DRAIN_DEADLINE.as_secs()
+    ));
+    let drained = shutdown.drain(DRAIN_DEADLINE).await;
+    if drained.cancelled > 0 {
+        Screen::new().note(format_args!("cancelled {} runs", drained.cancelled));
+    }
+}
+
 /// Ctrl-C, or SIGTERM on Unix (how service managers and containers stop a process).
-async fn shutdown() {
+async fn stop_asked() {
     let interrupt = async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;

@@ -98,10 +98,12 @@ pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>,
     (spec, options)
 }
 
-/// One scripted turn: `{text}`, `{call: {tool, arguments, id}}` (with an optional
-/// `text` before it), `{calls: [...]}`, or `{error}`; `delay` waits before answering.
+/// One scripted turn: `{text}` (or `{stream: [chunks]}`, text that streams in those
+/// chunks), `{call: {tool, arguments, id}}` (with an optional `text` or `stream` before
+/// it), `{calls: [...]}`, or `{error}`; `delay` waits before answering (before each
+/// chunk of a streamed turn).
 fn turn(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<Turn> {
-    let keys = &["text", "call", "calls", "error", "delay"];
+    let keys = &["text", "stream", "call", "calls", "error", "delay"];
     let fields = walk.mapping(node, "a scripted turn", keys)?;
     let delay = fields.get("delay").and_then(|n| walk.duration(n));
     let turn = scripted_turn(walk, node, &fields)?;
@@ -120,6 +122,14 @@ fn scripted_turn(
         return walk.plain_string(node).map(Turn::error);
     }
     let text = fields.get("text").and_then(|n| walk.plain_string(n));
+    let stream = fields
+        .get("stream")
+        .map(|node| walk.list(node, |walk, node| walk.plain_string(node)));
+    if let (Some(_), Some(node)) = (&text, fields.get("stream")) {
+        let message = "a scripted turn has `text` or `stream`, not both";
+        walk.at(node, ProblemKind::Conflict, message);
+        return None;
+    }
     let mut calls = Vec::new();
     if let Some(node) = fields.get("call") {
         calls.extend(call(walk, node, 1));
@@ -131,12 +141,15 @@ fn scripted_turn(
             call(walk, node, n)
         }));
     }
-    if text.is_none() && calls.is_empty() {
-        let message = "a scripted turn needs `text`, `call`, `calls` or `error`";
+    if text.is_none() && stream.is_none() && calls.is_empty() {
+        let message = "a scripted turn needs `text`, `stream`, `call`, `calls` or `error`";
         walk.at(node, ProblemKind::MissingKey, message);
         return None;
     }
-    let mut turn = Turn::text(text.unwrap_or_default());
+    let mut turn = match stream {
+        Some(chunks) => Turn::stream(chunks),
+        None => Turn::text(text.unwrap_or_default()),
+    };
     for (id, tool, arguments) in calls {
         turn = turn.with_call(id, tool, arguments);
     }
