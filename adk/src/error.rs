@@ -92,6 +92,11 @@ pub enum AgentError {
     /// (Boxed, as `ToolFailed`'s record is: it keeps every run's state small.)
     #[error(transparent)]
     Checkpoint(Box<CheckpointError>),
+    /// An agent service that this run called did not answer with a run: a step of a
+    /// [workflow](crate::compose) or an agent it handed off to, behind a layer that can
+    /// fail (a load shed, say). (An [`Agent`](crate::Agent) itself never fails to.)
+    #[error("an agent service failed: {0}")]
+    Agent(#[source] BoxError),
 }
 
 impl From<CheckpointError> for AgentError {
@@ -122,7 +127,7 @@ impl AgentError {
     /// A stable snake_case name for the kind of failure, for logs and wire formats
     /// (see [`wire`](crate::wire)): `handler_failed`, `model_failed`, `max_iterations`,
     /// `executor_failed`, `tool_failed`, `invalid_config`, `run_timeout`, `incomplete`,
-    /// `panicked`, or the [`CheckpointError::code`] of a checkpoint failure. A code never
+    /// `panicked`, `agent_failed`, or the [`CheckpointError::code`] of a checkpoint failure. A code never
     /// changes meaning; new variants bring new codes.
     ///
     /// ```
@@ -142,6 +147,7 @@ impl AgentError {
             AgentError::Incomplete => "incomplete",
             AgentError::Panicked(_) => "panicked",
             AgentError::Checkpoint(error) => error.code(),
+            AgentError::Agent(_) => "agent_failed",
         }
     }
 
