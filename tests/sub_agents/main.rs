@@ -23,3 +23,16 @@ pub async fn drain(mut run: AgentRun) -> (Vec<AgentEvent>, AgentResult) {
     let result = (**result).clone();
     (events, result)
 }
+
+#[test]
+fn the_compositions_are_cheap_to_share_between_tasks() {
+    fn shared<T: Clone + Send + Sync + 'static>() {}
+    shared::<tower_adk::compose::Sequential>();
+    shared::<tower_adk::compose::Parallel>();
+    shared::<tower_adk::compose::Loop>();
+    shared::<tower_adk::compose::Handoffs>();
+    shared::<tower_adk::compose::AgentTool>();
+    shared::<tower_adk::compose::SubAgentEvent>();
+    shared::<tower_adk::tool::ToolReport>();
+    shared::<tower_adk::tool::ToolEvent>();
+}

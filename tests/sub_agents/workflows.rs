@@ -146,3 +146,54 @@ async fn workflows_nest_and_take_tower_layers() {
         .to_owned();
     assert_eq!(seen, "a: a\n\nb: b");
 }
+
+#[tokio::test]
+async fn a_sequential_workflow_stopped_at_an_interrupt_resumes_that_agent_and_goes_on() {
+    use tower_adk::interrupt::{Decision, Interrupt};
+    use tower_adk::{Tool, ToolInfo, ToolOutput, ToolRequest};
+
+    let publish = Tool::from_fn(
+        ToolInfo::new("publish", "Publishes"),
+        |request: ToolRequest| async move {
+            if request.decision().is_none() {
+                return Err(Interrupt::new(json!({"question": "Publish?"})).into());
+            }
+            Ok::<_, tower_adk::BoxError>(ToolOutput::new("published"))
+        },
+    );
+    let editor_model = ScriptedModel::new([
+        Turn::call("c1", "publish", json!({})),
+        Turn::text("Published."),
+    ]);
+    let editor = Agent::builder(editor_model)
+        .name("editor")
+        .tool(publish)
+        .build()
+        .unwrap();
+    let notifier = ScriptedModel::new([Turn::text("Subscribers told.")]);
+    let flow = Sequential::new()
+        .then(editor)
+        .then(agent("notifier", &notifier));
+
+    let stopped = flow
+        .run(AgentRequest::user("Publish the post"))
+        .await
+        .unwrap();
+    assert_eq!(stopped.status, RunStatus::Interrupted);
+    assert_eq!(stopped.interrupts[0].id, "agent:editor/tool:c1");
+    assert_eq!(notifier.calls(), 0);
+
+    let resume = AgentRequest::resume(
+        stopped.checkpoint.clone().unwrap(),
+        [("agent:editor/tool:c1", Decision::Approve)],
+    );
+    let done = flow.run(resume).await.unwrap();
+    assert_eq!(done.final_message.content(), "Subscribers told.");
+    let seen = notifier.requests()[0]
+        .messages
+        .last()
+        .unwrap()
+        .content()
+        .to_owned();
+    assert_eq!(seen, "Published.");
+}

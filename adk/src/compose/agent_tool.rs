@@ -232,6 +232,15 @@ fn relay(
     report: ToolReport,
 ) -> impl futures::Stream<Item = Result<String, BoxError>> + Send + 'static {
     async_stream::try_stream! {
+        if !report.is_read() {
+            // No one reads the events: the sub-agent need not make them either.
+            let result = run.result().await?;
+            if result.status == RunStatus::Interrupted {
+                Err(interrupted(&tool, &call, &result))?;
+            }
+            report.result((tool.result)(&result));
+            return;
+        }
         let mut run = run;
         while let Some(event) = run.next().await {
             let event = event?;

@@ -10,7 +10,7 @@ use futures::StreamExt;
 use serde_json::json;
 use tower::{BoxError, Service};
 
-use super::{Answer, Named, next_request, resumed_agent, run_of};
+use super::{Answer, Named, next_request, resumed_agent};
 use crate::{
     AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, Finish, Handler, Message,
     Messages, RunContext, Tool, ToolInfo, ToolOutput,
@@ -76,6 +76,9 @@ pub struct Handoff {
     pub reason: Option<String>,
 }
 
+/// A function that makes the history the agent that takes over sees.
+pub type HistoryFn = Arc<dyn Fn(&Handoff, Messages) -> Messages + Send + Sync>;
+
 /// What history the agent that takes over sees. It gets the first agent's history
 /// without its instruction and without the transfer call (and its result).
 #[derive(Clone, Default)]
@@ -87,7 +90,7 @@ pub enum HandoffHistory {
     /// Its last `n` messages (never starting with a tool result cut from its call).
     Last(usize),
     /// What a function makes of it (e.g. a summary as one user message).
-    With(Arc<dyn Fn(&Handoff, Messages) -> Messages + Send + Sync>),
+    With(HistoryFn),
 }
 
 impl HandoffHistory {
@@ -183,7 +186,7 @@ impl Handoffs {
     /// Starts a run; the same as calling the service.
     pub fn run(&self, request: AgentRequest) -> AgentRun {
         let inner = Arc::clone(&self.inner);
-        run_of(async_stream::try_stream! {
+        AgentRun::from_events(async_stream::try_stream! {
             let mut template = next_request(&request, Messages::new());
             let agents = std::iter::once(&inner.first).chain(inner.targets.iter().map(|t| &t.0));
             // A resume goes to the agent its interrupts name.

@@ -66,7 +66,7 @@ use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Service, ServiceExt};
 
 pub use self::agent_tool::{AgentTool, SubAgentEvent};
-pub use self::handoff::{Handoff, HandoffHistory, Handoffs, TRANSFER_PREFIX};
+pub use self::handoff::{Handoff, HandoffHistory, Handoffs, HistoryFn, TRANSFER_PREFIX};
 pub use self::parallel::{Branch, Parallel};
 pub use self::repeat::{DEFAULT_MAX_ROUNDS, Loop};
 pub use self::sequential::Sequential;
@@ -82,6 +82,25 @@ use crate::{AgentError, AgentEvent, AgentRequest, AgentRun};
 pub type BoxAgent = BoxCloneSyncService<AgentRequest, AgentRun, BoxError>;
 
 /// Boxes an agent service: an [`Agent`], an agent behind tower layers, or a composition.
+///
+/// ```
+/// use tower_adk::{Agent, AgentRequest};
+/// use tower_adk::compose::{BoxAgent, Sequential, boxed};
+/// use tower_adk::testing::{ScriptedModel, Turn};
+/// use tower::ServiceExt;
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let agent = |text: &str| Agent::builder(ScriptedModel::new([Turn::text(text)])).build();
+/// let agents: Vec<BoxAgent> = vec![boxed(agent("one")?), boxed(Sequential::new().then(agent("two")?))];
+/// let mut answers = Vec::new();
+/// for agent in agents {
+///     let result = agent.oneshot(AgentRequest::user("hello")).await?.await?;
+///     answers.push(result.final_message.content().to_owned());
+/// }
+/// assert_eq!(answers, ["one", "two"]);
+/// # Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+/// # }).unwrap();
+/// ```
 pub fn boxed<S>(agent: S) -> BoxAgent
 where
     S: Service<AgentRequest, Response = AgentRun> + Clone + Send + Sync + 'static,
@@ -144,7 +163,12 @@ pub(crate) fn resumed_agent<'a>(
         .find(|named| names.iter().any(|n| *n == &*named.name));
     Some(found.ok_or_else(|| {
         let names = names.join(", ");
-        AgentError::Agent(format!("no agent of this composition is named {names}").into())
+        let error = if names.is_empty() {
+            "a resume without decisions names no agent of this composition".to_owned()
+        } else {
+            format!("no agent of this composition is named {names}")
+        };
+        AgentError::Agent(error.into())
     }))
 }
 
@@ -164,14 +188,6 @@ pub(crate) fn next_request(from: &AgentRequest, messages: crate::Messages) -> Ag
     *request.extensions_mut() = passed_down(from.extensions());
     request.handlers_mut().extend(from.all_handlers().cloned());
     request
-}
-
-/// A composition's run: the events its body sends, then its result.
-pub(crate) fn run_of<S>(events: S) -> AgentRun
-where
-    S: Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
-{
-    AgentRun::from_events(events)
 }
 
 /// What a composition's service answers: a run, at once.

@@ -8,7 +8,7 @@ use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use tower::{BoxError, Service};
 
-use super::{Answer, Named, next_request, relayed, resumed_agent, run_of};
+use super::{Answer, Named, next_request, relayed, resumed_agent};
 use crate::{
     Agent, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Locals, Message, Messages,
     RunStatus,
@@ -102,7 +102,7 @@ impl Parallel {
     /// Starts a run; the same as calling the service.
     pub fn run(&self, request: AgentRequest) -> AgentRun {
         let this = self.clone();
-        run_of(async_stream::try_stream! {
+        AgentRun::from_events(async_stream::try_stream! {
             if let Some(branch) = resumed_agent(&request, this.branches.iter()) {
                 let mut events = relayed(branch?.start(request).await?);
                 while let Some(event) = events.next().await {

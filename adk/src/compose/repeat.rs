@@ -9,7 +9,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tower::{BoxError, Service};
 
-use super::{Answer, InputFn, Named, conversation, next_request, relayed, resumed_agent, run_of};
+use super::{Answer, InputFn, Named, conversation, next_request, relayed, resumed_agent};
 use crate::{
     Agent, AgentConfig, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Finish,
     Handler, Message, Messages, RunContext, RunStatus, Tool, ToolInfo, ToolOutput, ToolRequest,
@@ -126,7 +126,7 @@ impl Loop {
     /// Starts a run; the same as calling the service.
     pub fn run(&self, request: AgentRequest) -> AgentRun {
         let this = self.clone();
-        run_of(async_stream::try_stream! {
+        AgentRun::from_events(async_stream::try_stream! {
             if let Some(body) = resumed_agent(&request, std::iter::once(&this.body)) {
                 body?;
             }

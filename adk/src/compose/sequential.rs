@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 use futures::StreamExt;
 use tower::{BoxError, Service};
 
-use super::{Answer, InputFn, Named, conversation, next_request, relayed, resumed_agent, run_of};
+use super::{Answer, InputFn, Named, conversation, next_request, relayed, resumed_agent};
 use crate::{
     Agent, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Messages, RunStatus,
 };
@@ -67,7 +67,7 @@ impl Sequential {
     /// Starts a run; the same as calling the service.
     pub fn run(&self, request: AgentRequest) -> AgentRun {
         let this = self.clone();
-        run_of(async_stream::try_stream! {
+        AgentRun::from_events(async_stream::try_stream! {
             let template = next_request(&request, Messages::new());
             let start = match resumed_agent(&request, this.steps.iter()) {
                 Some(step) => {

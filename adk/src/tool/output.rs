@@ -276,6 +276,9 @@ impl ToolResponse {
             ToolResponse::Stream(mut stream) => {
                 let finish = stream.take_finish();
                 let report = stream.take_report();
+                if let Some(report) = &report {
+                    report.set_unread();
+                }
                 let mut content: String = stream.try_collect::<Vec<String>>().await?.concat();
                 if let Some(result) = report.and_then(|r| r.take_result()) {
                     content = result;

@@ -82,6 +82,9 @@ pub struct ToolReport(Arc<Mutex<Reported>>);
 struct Reported {
     events: VecDeque<ToolEvent>,
     result: Option<String>,
+    /// No one reads the events (the run is awaited for its result, or the call is
+    /// joined whole).
+    unread: bool,
 }
 
 impl ToolReport {
@@ -98,6 +101,18 @@ impl ToolReport {
     /// Sets the call's result, as the model reads it.
     pub fn result(&self, result: impl Into<String>) {
         self.lock().result = Some(result.into());
+    }
+
+    /// Whether the events are read: `false` once the run that streams the call is only
+    /// awaited for its result (or the call's output is joined whole), so a tool can
+    /// skip making them. Known from the first poll of the stream on.
+    pub fn is_read(&self) -> bool {
+        !self.lock().unread
+    }
+
+    /// No one reads the events from now on.
+    pub(crate) fn set_unread(&self) {
+        self.lock().unread = true;
     }
 
     /// The next queued event.

@@ -59,6 +59,9 @@ pub(crate) async fn drain(
     let finish = stream.take_finish();
     let report = stream.take_report();
     let Some(ChunkSink(sink)) = sink else {
+        if let Some(report) = &report {
+            report.set_unread();
+        }
         let mut content = String::new();
         while let Some(chunk) = stream.next().await {
             content.push_str(&chunk?);
