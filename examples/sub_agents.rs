@@ -48,7 +48,19 @@ pub(crate) struct Outcome {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn Error>> {
-    session(&mut std::io::stdout()).await?;
+    let outcome = session(&mut std::io::stdout()).await?;
+    println!("\n=== in the end");
+    for (scene, result) in [
+        ("viewer", &outcome.viewer),
+        ("admin", &outcome.admin),
+        ("handoff", &outcome.handoff),
+        ("research", &outcome.research),
+    ] {
+        println!(
+            "  {scene}: {:?}, {} model call(s)",
+            result.status, result.model_calls
+        );
+    }
     Ok(())
 }
 
@@ -153,7 +165,9 @@ async fn support_run(role: Role, out: &mut impl Write) -> Result<AgentResult, Bo
         );
         (pending.id.clone(), Decision::Approve)
     });
-    let resume = AgentRequest::resume(checkpoint, decisions.collect::<Vec<_>>());
+    // The resume is a request like any other: it carries the caller's identity again.
+    let resume =
+        AgentRequest::resume(checkpoint, decisions.collect::<Vec<_>>()).with_extension(role);
     print_run(support.run(resume), out).await
 }
 
