@@ -237,3 +237,41 @@ async fn the_result_can_be_the_sub_agents_filled_slots() {
     let result = support.run(AgentRequest::user("hi")).await.unwrap();
     assert_eq!(result.tool_record("c1").unwrap().content, "1 iteration(s)");
 }
+
+/// A streaming tool that says, at its first chunk, whether its report is read.
+fn read_probe(seen: std::sync::Arc<std::sync::Mutex<Vec<bool>>>) -> tower_adk::Tool {
+    use tower_adk::tool::ToolReport;
+    use tower_adk::{Tool, ToolInfo, ToolStream};
+    Tool::streaming(
+        ToolInfo::new("probe", "says whether it is read"),
+        tower::service_fn(move |_| {
+            let seen = std::sync::Arc::clone(&seen);
+            async move {
+                let report = ToolReport::new();
+                let probe = report.clone();
+                let chunks = futures::stream::once(async move {
+                    seen.lock().unwrap().push(probe.is_read());
+                    Ok::<_, std::convert::Infallible>("x")
+                });
+                Ok::<_, std::convert::Infallible>(ToolStream::new(chunks).reporting(report))
+            }
+        }),
+    )
+}
+
+#[tokio::test]
+async fn a_streaming_tool_knows_whether_its_events_are_read() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let agent = Agent::builder(ScriptedModel::per_run([
+        Turn::call("c1", "probe", json!({})),
+        Turn::text("ok"),
+    ]))
+    .tool(read_probe(std::sync::Arc::clone(&seen)))
+    .build()
+    .unwrap();
+
+    drain(agent.run(AgentRequest::user("read"))).await;
+    agent.run(AgentRequest::user("awaited")).await.unwrap();
+
+    assert_eq!(*seen.lock().unwrap(), [true, false]);
+}

@@ -270,9 +270,13 @@ impl Stream for ChunkedCall {
             match opened {
                 Ok(mut chunks) => {
                     this.finish = chunks.take_finish();
-                    this.report = chunks
-                        .take_report()
-                        .map(|report| Box::new(Reported { report, held: None }));
+                    this.report = chunks.take_report().map(|report| {
+                        // No one reads this call's events: its tool may skip them.
+                        if this.ids.is_none() {
+                            report.set_unread();
+                        }
+                        Box::new(Reported { report, held: None })
+                    });
                     this.chunks = Some(chunks);
                 }
                 Err(error) => return Poll::Ready(this.end(Err(error))),
