@@ -161,3 +161,49 @@ async fn a_decision_for_the_callers_own_id_is_refused() {
     );
     assert_eq!(desk.refunds.load(Ordering::SeqCst), 0);
 }
+
+#[tokio::test]
+async fn an_interrupt_two_levels_down_nests_its_id_twice_and_resumes_through_both() {
+    let refunds_made = Arc::new(AtomicUsize::new(0));
+    let payments = Agent::builder(ScriptedModel::new([
+        Turn::call("p1", "refund", json!({})),
+        Turn::text("Payment reversed."),
+    ]))
+    .name("payments")
+    .tool(refund_tool(Arc::clone(&refunds_made)))
+    .build()
+    .unwrap();
+    let billing = Agent::builder(ScriptedModel::new([
+        Turn::call("b1", "payments", json!({"request": "Reverse 40 EUR"})),
+        Turn::text("Billing reversed it."),
+    ]))
+    .name("billing")
+    .tool(payments.as_tool("Payments"))
+    .build()
+    .unwrap();
+    let support = Agent::builder(ScriptedModel::new([
+        Turn::call("c1", "billing", json!({"request": "Refund invoice 7"})),
+        Turn::text("Done."),
+    ]))
+    .name("support")
+    .tool(billing.as_tool("Billing"))
+    .build()
+    .unwrap();
+
+    let stopped = support.run(AgentRequest::user("Refund")).await.unwrap();
+    let id = "agent:support/tool:c1/agent:billing/tool:b1/agent:payments/tool:p1";
+    assert_eq!(stopped.interrupts.len(), 1);
+    assert_eq!(stopped.interrupts[0].id, id);
+
+    let resume = AgentRequest::resume(
+        stopped.checkpoint.clone().unwrap(),
+        [(id, Decision::Approve)],
+    );
+    let done = support.run(resume).await.unwrap();
+    assert_eq!(refunds_made.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        done.tool_record("c1").unwrap().content,
+        "Billing reversed it."
+    );
+    assert_eq!(done.final_message.content(), "Done.");
+}
