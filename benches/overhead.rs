@@ -82,6 +82,26 @@ fn nesting(c: &mut Criterion) {
             });
         });
     }
+    // The same, every event read: the sub-agent's events are relayed to the caller's.
+    group.bench_function("w1_as_sub_agent_read", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let mut run = nested.run(workloads::request(&[]));
+            let mut events = 0_usize;
+            while let Some(event) = futures::StreamExt::next(&mut run).await {
+                black_box(event.unwrap_or_else(|e| panic!("{e}")));
+                events += 1;
+            }
+            black_box(events)
+        });
+    });
+    group.bench_function("w1_direct_read", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let mut run = direct.run(workloads::request(&[]));
+            while let Some(event) = futures::StreamExt::next(&mut run).await {
+                black_box(event.unwrap_or_else(|e| panic!("{e}")));
+            }
+        });
+    });
     group.finish();
 }
 
