@@ -1,6 +1,7 @@
 //! The framework's overhead on a three-turn run (W1): the agent with 0, 4 and 16
-//! handlers against the same run written by hand with no framework; and the cost per turn
-//! of a 100-turn run, both ways.
+//! handlers against the same run written by hand with no framework; the cost of one
+//! nesting level (W1 called as a sub-agent tool); and the cost per turn of a 100-turn
+//! run, both ways.
 //!
 //! ```text
 //! cargo bench --bench overhead
@@ -50,6 +51,60 @@ fn w1(c: &mut Criterion) {
     group.finish();
 }
 
+/// One nesting level: W1 run directly, against a caller (two turns, one tool call)
+/// whose tool is the W1 agent (`AgentTool`), and the same caller with a plain tool. The
+/// nesting costs `w1_as_sub_agent - w1_direct - caller_plain_tool`.
+fn nesting(c: &mut Criterion) {
+    let runtime = runtime();
+    let mut group = c.benchmark_group("w1_nesting");
+    let direct = workloads::agent(None);
+    let plain = workloads::caller(false);
+    let nested = workloads::caller(true);
+    // The sub-agent's W1 run answers the caller's call, whole.
+    let result = runtime.block_on(nested.run(workloads::request(&[])).result());
+    let record = result
+        .unwrap_or_else(|e| panic!("{e}"))
+        .tool_records
+        .remove(0);
+    assert!(
+        record.is_success() && record.content == "done",
+        "{record:?}"
+    );
+    for (name, agent) in [
+        ("w1_direct", &direct),
+        ("caller_plain_tool", &plain),
+        ("w1_as_sub_agent", &nested),
+    ] {
+        group.bench_function(name, |b| {
+            b.to_async(&runtime).iter(|| async {
+                let result = agent.run(workloads::request(&[])).await;
+                black_box(result.unwrap_or_else(|e| panic!("{e}")))
+            });
+        });
+    }
+    // The same, every event read: the sub-agent's events are relayed to the caller's.
+    group.bench_function("w1_as_sub_agent_read", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let mut run = nested.run(workloads::request(&[]));
+            let mut events = 0_usize;
+            while let Some(event) = futures::StreamExt::next(&mut run).await {
+                black_box(event.unwrap_or_else(|e| panic!("{e}")));
+                events += 1;
+            }
+            black_box(events)
+        });
+    });
+    group.bench_function("w1_direct_read", |b| {
+        b.to_async(&runtime).iter(|| async {
+            let mut run = direct.run(workloads::request(&[]));
+            while let Some(event) = futures::StreamExt::next(&mut run).await {
+                black_box(event.unwrap_or_else(|e| panic!("{e}")));
+            }
+        });
+    });
+    group.finish();
+}
+
 /// A long run: 100 turns of one tool call each, then the answer, by hand and with the
 /// 4 W1 handlers. Criterion reports turns per second (one model call each).
 fn long_run(c: &mut Criterion) {
@@ -76,5 +131,5 @@ fn long_run(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, w1, long_run);
+criterion_group!(benches, w1, nesting, long_run);
 criterion_main!(benches);

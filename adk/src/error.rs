@@ -102,6 +102,11 @@ pub enum AgentError {
         /// small.)
         checkpoint: Option<Box<CheckpointId>>,
     },
+    /// An agent service that this run called did not answer with a run: a step of a
+    /// [workflow](crate::compose) or an agent it handed off to, behind a layer that can
+    /// fail (a load shed, say). (An [`Agent`](crate::Agent) itself never fails to.)
+    #[error("an agent service failed: {0}")]
+    Agent(#[source] BoxError),
 }
 
 fn cancelled(checkpoint: Option<&CheckpointId>) -> String {
@@ -139,8 +144,8 @@ impl AgentError {
     /// A stable snake_case name for the kind of failure, for logs and wire formats
     /// (see [`wire`](crate::wire)): `handler_failed`, `model_failed`, `max_iterations`,
     /// `executor_failed`, `tool_failed`, `invalid_config`, `run_timeout`, `incomplete`,
-    /// `panicked`, `cancelled`, or the [`CheckpointError::code`] of a checkpoint
-    /// failure. A code never changes meaning; new variants bring new codes.
+    /// `panicked`, `cancelled`, `agent_failed`, or the [`CheckpointError::code`] of a
+    /// checkpoint failure. A code never changes meaning; new variants bring new codes.
     ///
     /// ```
     /// use tower_adk::AgentError;
@@ -160,6 +165,7 @@ impl AgentError {
             AgentError::Panicked(_) => "panicked",
             AgentError::Checkpoint(error) => error.code(),
             AgentError::Cancelled { .. } => "cancelled",
+            AgentError::Agent(_) => "agent_failed",
         }
     }
 

@@ -71,6 +71,7 @@ use crate::{Hook, ToolCall};
 #[error("the run is interrupted: {payload}")]
 pub struct Interrupt {
     payload: Value,
+    nested: Vec<PendingInterrupt>,
 }
 
 impl Interrupt {
@@ -78,7 +79,30 @@ impl Interrupt {
     pub fn new(payload: impl Into<Value>) -> Self {
         Interrupt {
             payload: payload.into(),
+            nested: Vec::new(),
         }
+    }
+
+    /// The interrupts of an agent that a tool call ran and that stopped at them (see
+    /// [`AgentTool`](crate::compose::AgentTool)), surfacing as the call's: the run that
+    /// made the call names each with its own address in front
+    /// (`agent:support/tool:c1/agent:billing/tool:c9`), and the resumed call gets their
+    /// decisions by their inner ids from
+    /// [`ToolRequest::nested_decisions`](crate::ToolRequest::nested_decisions). The
+    /// payload is `payload` here; the person sees each nested interrupt's own.
+    pub fn nested(
+        payload: impl Into<Value>,
+        interrupts: impl IntoIterator<Item = PendingInterrupt>,
+    ) -> Self {
+        Interrupt {
+            payload: payload.into(),
+            nested: interrupts.into_iter().collect(),
+        }
+    }
+
+    /// The nested interrupts; empty for an interrupt of the call itself.
+    pub fn nested_interrupts(&self) -> &[PendingInterrupt] {
+        &self.nested
     }
 
     /// What the person is to see.
@@ -112,6 +136,23 @@ impl PendingInterrupt {
             call: Some(call.clone()),
             payload,
         }
+    }
+
+    /// The interrupt `inner` of an agent that the call `call` ran, as the caller's.
+    pub(crate) fn through_call(agent: &str, call: &ToolCall, inner: &PendingInterrupt) -> Self {
+        PendingInterrupt {
+            id: format!("{}/{}", call_address(agent, &call.id), inner.id),
+            call: Some(call.clone()),
+            payload: inner.payload.clone(),
+        }
+    }
+
+    /// For an interrupt that came through a call of `agent` from an agent that the call
+    /// ran: its id there.
+    pub(crate) fn inner_id(&self, agent: &str) -> Option<&str> {
+        let call = self.call.as_ref()?;
+        let rest = self.id.strip_prefix(&call_address(agent, &call.id))?;
+        rest.strip_prefix('/')
     }
 
     pub(crate) fn for_hook(agent: &str, hook: Hook, handler: &str, payload: Value) -> Self {

@@ -9,6 +9,7 @@
 //! - [`Handler`]s customise each run at fixed points (see [`handler`]); they come from
 //!   [`HandlerLayer`]s on the agent and from the request itself.
 //! - [`output`] makes an agent's runs end with a typed answer ([`TypedAgent`]).
+//! - [`compose`] makes agents of agents: an agent as a tool, handoffs, workflows.
 //! - [`testing`] has a scripted model and small tools for tests.
 //! - [`wire`] is the versioned JSON form of a run's events and result; `server` (feature
 //!   `server`) serves agents over HTTP with it.
@@ -57,6 +58,7 @@
 
 pub mod agent;
 pub mod checkpoint;
+pub mod compose;
 pub mod context;
 pub mod error;
 pub mod handler;

@@ -78,6 +78,28 @@ pub(crate) fn durable_agent(store: impl tower_adk::checkpoint::CheckpointStore) 
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A caller whose model asks one tool, `w1`, then answers: with `w1` the W1 agent as a
+/// sub-agent (`nested`), or a plain tool that answers at once (the caller's own cost).
+pub(crate) fn caller(nested: bool) -> Agent {
+    let model = ScriptedModel::per_run([
+        Turn::call("p1", "w1", json!({"request": "go"})),
+        Turn::text("done"),
+    ])
+    .without_records();
+    let w1 = if nested {
+        tower_adk::compose::AgentTool::named("w1", agent(None)).into_tool()
+    } else {
+        Tool::from_fn(ToolInfo::new("w1", "a tool"), |_| async {
+            Ok::<_, Infallible>(ToolOutput::new("done"))
+        })
+    };
+    Agent::builder(model)
+        .instruction(INSTRUCTION)
+        .tool(w1)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// The four cheap handlers of W1: a role filter, an instruction append, a before-model
 /// rewrite that keeps the history, and a tool wrapper that counts calls.
 pub(crate) fn four_handlers(count: &Arc<AtomicUsize>) -> [BoxHandler; 4] {

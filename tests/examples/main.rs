@@ -8,6 +8,11 @@
 #[path = "../../examples/approval.rs"]
 mod approval;
 
+// The example's `main` is not called here.
+#[allow(dead_code)]
+#[path = "../../examples/sub_agents.rs"]
+mod sub_agents;
+
 use tower_adk::{RunStatus, ToolErrorKind};
 
 /// Runs the approval example's session with `input` on stdin; its result and output.
@@ -82,4 +87,36 @@ async fn approval_example_resumes_in_a_second_session_through_the_sqlite_file() 
     let again = approval::session(&args, &mut "approve\n".as_bytes(), &mut Vec::new()).await;
     assert!(again.unwrap_err().to_string().contains("used"));
     let _ = std::fs::remove_file(db);
+}
+
+#[tokio::test]
+async fn sub_agents_example_refuses_a_viewer_refunds_for_an_admin_hands_off_and_researches() {
+    let mut out = Vec::new();
+    let outcome = sub_agents::session(&mut out).await.unwrap();
+    let out = String::from_utf8(out).unwrap();
+
+    // The viewer's billing run was not offered the refund tool: no interrupt, no refund.
+    assert_eq!(outcome.viewer.status, RunStatus::Completed);
+    assert!(
+        out.contains("[billing] <- refund: FAILED [unknown_tool]"),
+        "{out}"
+    );
+    // The admin's refund waited for the approval, asked through support, then ran.
+    assert_eq!(outcome.admin.status, RunStatus::Completed);
+    assert!(
+        out.contains("?? agent:support/tool:c1/agent:billing/tool:b1 asks"),
+        "{out}"
+    );
+    assert!(
+        out.contains("[billing] <- refund: refunded 40 EUR"),
+        "{out}"
+    );
+    assert_eq!(
+        outcome.handoff.final_message.content(),
+        "Billing here: refund sent."
+    );
+    assert_eq!(
+        outcome.research.final_message.content(),
+        "Tower's layers compose into services."
+    );
 }

@@ -17,6 +17,7 @@ use super::{AgentConfig, AgentEvent, ToolRecord};
 use crate::context::Scope;
 use crate::handler::{Chain, HandlerError};
 use crate::telemetry::{self, InSpan};
+use crate::tool::ToolReport;
 use crate::{AgentError, Finish, Tool, ToolCall, ToolError, ToolRequest, ToolStream};
 
 /// What one call reports while it runs.
@@ -202,6 +203,7 @@ fn stream_call(
         chunks: None,
         content: String::new(),
         finish: None,
+        report: None,
         ids,
         call: Some(call),
         started: None,
@@ -222,6 +224,8 @@ struct ChunkedCall {
     chunks: Option<ToolStream>,
     content: String,
     finish: Option<Finish>,
+    /// What the tool reports besides its chunks, if it does; see [`ChunkedCall::reported`].
+    report: Option<Box<Reported>>,
     ids: Option<(Arc<str>, Arc<str>)>,
     /// The call, until its record is made.
     call: Option<Call>,
@@ -266,10 +270,20 @@ impl Stream for ChunkedCall {
             match opened {
                 Ok(mut chunks) => {
                     this.finish = chunks.take_finish();
+                    this.report = chunks.take_report().map(|report| {
+                        // No one reads this call's events: its tool may skip them.
+                        if this.ids.is_none() {
+                            report.set_unread();
+                        }
+                        Box::new(Reported { report, held: None })
+                    });
                     this.chunks = Some(chunks);
                 }
                 Err(error) => return Poll::Ready(this.end(Err(error))),
             }
+        }
+        if this.report.is_some() {
+            return this.reported(cx);
         }
         let Some(chunks) = &mut this.chunks else {
             return Poll::Ready(None);
@@ -290,6 +304,66 @@ impl Stream for ChunkedCall {
                 None => {
                     let outcome = Ok((std::mem::take(&mut this.content), this.finish.take()));
                     return Poll::Ready(this.end(outcome));
+                }
+            }
+        }
+    }
+}
+
+/// A stream's report, and the item read from the stream that waits for the events the
+/// tool reported before it.
+struct Reported {
+    report: ToolReport,
+    held: Option<Option<Result<String, BoxError>>>,
+}
+
+impl ChunkedCall {
+    /// Polls a stream that has a [`ToolReport`]: the events it reported come before the
+    /// next chunk (an empty chunk only hands them on), and its result, if it set one,
+    /// is what the model reads.
+    #[cold]
+    fn reported(&mut self, cx: &mut Context<'_>) -> Poll<Option<CallEvent>> {
+        loop {
+            let (Some(reported), Some(chunks)) = (&mut self.report, &mut self.chunks) else {
+                return Poll::Ready(None);
+            };
+            if let Some(event) = reported.report.next_event() {
+                if let Some((call_id, name)) = &self.ids {
+                    return Poll::Ready(Some(CallEvent::Event(AgentEvent::ToolEvent {
+                        call_id: Arc::clone(call_id),
+                        name: Arc::clone(name),
+                        event,
+                    })));
+                }
+                continue;
+            }
+            let item = match reported.held.take() {
+                Some(item) => item,
+                None => {
+                    reported.held = Some(ready!(chunks.poll_next_unpin(cx)));
+                    continue;
+                }
+            };
+            match item {
+                Some(Ok(chunk)) if chunk.is_empty() => continue,
+                Some(Ok(chunk)) => {
+                    self.content.push_str(&chunk);
+                    if let Some((call_id, name)) = &self.ids {
+                        return Poll::Ready(Some(CallEvent::Event(AgentEvent::ToolOutputChunk {
+                            call_id: Arc::clone(call_id),
+                            name: Arc::clone(name),
+                            chunk,
+                        })));
+                    }
+                }
+                Some(Err(error)) => return Poll::Ready(self.end(Err(error))),
+                None => {
+                    let content = reported
+                        .report
+                        .take_result()
+                        .unwrap_or_else(|| std::mem::take(&mut self.content));
+                    let outcome = Ok((content, self.finish.take()));
+                    return Poll::Ready(self.end(outcome));
                 }
             }
         }

@@ -160,15 +160,31 @@ impl Durable {
         })
     }
 
-    /// The decisions of the calls of the resumed turn, by call id.
-    pub(super) fn call_decisions(&self) -> HashMap<String, Decision> {
-        let calls = self
-            .answered
-            .iter()
-            .filter_map(|i| Some((i.call.as_ref()?, &i.id)));
-        calls
-            .filter_map(|(call, id)| Some((call.id.clone(), self.decisions.get(id)?.clone())))
-            .collect()
+    /// The decisions of the calls of the resumed turn, by call id; and those of the
+    /// interrupts that came through a call from an agent it ran, by call id and their
+    /// inner ids (such a call itself is approved: it runs again, to pass them on).
+    pub(super) fn call_decisions(
+        &self,
+        agent: &str,
+    ) -> (HashMap<String, Decision>, HashMap<String, Decisions>) {
+        let (mut own, mut nested) = (HashMap::new(), HashMap::<String, Decisions>::new());
+        for interrupt in &self.answered {
+            let (Some(call), Some(decision)) = (&interrupt.call, self.decisions.get(&interrupt.id))
+            else {
+                continue;
+            };
+            match interrupt.inner_id(agent) {
+                Some(inner) => {
+                    own.insert(call.id.clone(), Decision::Approve);
+                    let of_call = nested.entry(call.id.clone()).or_default();
+                    of_call.insert(inner.to_owned(), decision.clone());
+                }
+                None => {
+                    own.insert(call.id.clone(), decision.clone());
+                }
+            }
+        }
+        (own, nested)
     }
 }
 
@@ -289,10 +305,16 @@ fn check_decisions(
 /// in place of the model's in the history's last reply.
 pub(super) fn apply_edits(
     durable: &Durable,
+    agent: &str,
     config: &AgentConfig,
     messages: &mut Messages,
 ) -> Result<(), CheckpointError> {
-    for interrupt in &durable.answered {
+    // An edit of a nested interrupt is the nested agent's to apply.
+    let own = durable
+        .answered
+        .iter()
+        .filter(|i| i.inner_id(agent).is_none());
+    for interrupt in own {
         let (Some(call), Some(Decision::Edit { arguments })) =
             (&interrupt.call, durable.decisions.get(&interrupt.id))
         else {

@@ -133,6 +133,16 @@ impl AgentRequest {
         &mut self.handlers
     }
 
+    /// The decisions of a resume request, by interrupt id.
+    pub(crate) fn resume_decisions(&self) -> Option<&Decisions> {
+        Some(&self.origin.as_ref()?.resume.as_ref()?.1)
+    }
+
+    /// The run's handlers in order: the layers', then the request's own.
+    pub(crate) fn all_handlers(&self) -> impl Iterator<Item = &BoxHandler> {
+        self.layer_handlers.iter().chain(&self.handlers)
+    }
+
     pub(crate) fn push_layer_handler(&mut self, handler: BoxHandler) {
         self.layer_handlers.push(handler);
     }

@@ -18,6 +18,7 @@ use crate::checkpoint::CheckpointId;
 use crate::interrupt::PendingInterrupt;
 use crate::run_shared::RunShared;
 use crate::telemetry::{self, InSpan};
+use crate::tool::ToolEvent;
 use crate::{AgentError, Finish, Locals, Message, Messages, Panicked, ToolCall, ToolError};
 
 /// Something that happened during a run, in order.
@@ -51,6 +52,18 @@ pub enum AgentEvent {
         name: Arc<str>,
         /// The chunk.
         chunk: String,
+    },
+    /// A typed event that a streaming tool reported (see
+    /// [`ToolReport`](crate::tool::ToolReport)), such as an event of an agent that the
+    /// call runs ([`SubAgentEvent`](crate::compose::SubAgentEvent)). It comes in order
+    /// with the call's chunks; the model never sees it.
+    ToolEvent {
+        /// The call id.
+        call_id: Arc<str>,
+        /// The tool name.
+        name: Arc<str>,
+        /// The event.
+        event: ToolEvent,
     },
     /// A tool call finished, successfully or not. The record is shared with the run,
     /// which needs it for the next model call and the result; it is copied at the end
@@ -272,7 +285,8 @@ pub struct AgentRun {
     /// `None` once the run's deadline passed: everything in flight was dropped.
     events: Option<InSpan<BoxStream<'static, Result<AgentEvent, AgentError>>>>,
     deadline: Deadline,
-    audience: RunShared,
+    /// `None` for a run made from a stream of events ([`AgentRun::from_events`]).
+    audience: Option<RunShared>,
 }
 
 /// The whole-run deadline: armed on the first poll, inside the caller's runtime.
@@ -290,7 +304,9 @@ impl AgentRun {
     /// deltas, messages, tool calls and chunks, tool results), so a run that is only
     /// awaited does not pay for copying their text.
     pub fn result(self) -> RunResult {
-        self.audience.leave();
+        if let Some(audience) = &self.audience {
+            audience.leave();
+        }
         RunResult { run: self }
     }
 
@@ -348,7 +364,39 @@ impl AgentRun {
         AgentRun {
             events: Some(InSpan::new(events.boxed(), telemetry::run_span())),
             deadline: timeout.map_or(Deadline::None, Deadline::Armed),
-            audience,
+            audience: Some(audience),
+        }
+    }
+
+    /// A run made of a stream of events: what a service that composes agents (see
+    /// [`compose`](crate::compose)) answers, so that it can stand where an agent does.
+    /// The stream should end with [`AgentEvent::Completed`] or an error; awaiting the
+    /// run reads it to that event.
+    ///
+    /// ```
+    /// use tower_adk::{Agent, AgentEvent, AgentRequest, AgentRun};
+    /// use tower_adk::testing::{ScriptedModel, Turn};
+    /// use futures::StreamExt;
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let agent = Agent::builder(ScriptedModel::new([Turn::text("hi")])).build()?;
+    /// // The same run, its text shouted.
+    /// let shouted = agent.run(AgentRequest::user("hello")).map(|event| match event {
+    ///     Ok(AgentEvent::TextDelta(text)) => Ok(AgentEvent::TextDelta(text.to_uppercase())),
+    ///     other => other,
+    /// });
+    /// let result = AgentRun::from_events(shouted).await?;
+    /// assert_eq!(result.final_message.content(), "hi");
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn from_events(
+        events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
+    ) -> Self {
+        AgentRun {
+            events: Some(InSpan::new(events.boxed(), telemetry::run_span())),
+            deadline: Deadline::None,
+            audience: None,
         }
     }
 }

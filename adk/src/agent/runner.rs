@@ -23,10 +23,10 @@ use super::{DefaultExecutor, Run, RunStatus, RunStep, ToolFailurePolicy, ToolRec
 use crate::checkpoint::CheckpointStatus;
 use crate::context::Scope;
 use crate::handler::{Chain, Hook};
-use crate::interrupt::{Decision, PendingInterrupt, Resumed};
+use crate::interrupt::{Decision, Interrupt, PendingInterrupt, Resumed};
 use crate::run_shared::RunShared;
 use crate::telemetry::{self, InSpan};
-use crate::tool::CallDecisions;
+use crate::tool::{CallDecisions, NestedDecisions};
 use crate::{AgentError, Finish, Message, MessageAccumulator, Messages, ModelDelta};
 use crate::{ModelRequest, Tool, ToolCall, ToolError, ToolErrorKind, ToolInfo};
 
@@ -157,7 +157,8 @@ impl Loop {
         }
         self.graph = *agent.variants.get(config.key());
         if let Some(durable) = &self.durable {
-            durable::apply_edits(durable, &config, &mut self.run.state_mut().messages)?;
+            let messages = &mut self.run.state_mut().messages;
+            durable::apply_edits(durable, &agent.name, &config, messages)?;
         }
         if self.run.step() == RunStep::Start {
             let mut input = std::mem::take(&mut self.run.state_mut().messages);
@@ -439,7 +440,12 @@ impl Loop {
         let mut answered = Vec::new();
         let pending: Vec<(usize, ToolCall)> = match &self.durable {
             Some(durable) if resumed => {
-                let decisions = durable.call_decisions();
+                let (decisions, nested) = durable.call_decisions(&self.agent.name);
+                if !nested.is_empty() {
+                    scope
+                        .extensions_mut()
+                        .insert(NestedDecisions(Arc::new(nested)));
+                }
                 let unfinished: Vec<usize> = self.run.unfinished_calls().collect();
                 let mut pending = Vec::new();
                 for at in unfinished {
@@ -552,6 +558,14 @@ impl Loop {
         let message = record.error.as_ref().map_or("", ToolError::message);
         let payload = serde_json::from_str(message)
             .unwrap_or_else(|_| serde_json::Value::String(message.to_owned()));
+        let nested = record
+            .error
+            .as_ref()
+            .and_then(|e| std::error::Error::source(e)?.downcast_ref::<Interrupt>())
+            .map_or(&[][..], Interrupt::nested_interrupts);
+        if !nested.is_empty() {
+            return self.call_interrupted_through(&call, nested);
+        }
         let pending = PendingInterrupt::for_call(&self.agent.name, &call, payload);
         let event = self
             .audience
@@ -559,6 +573,37 @@ impl Loop {
             .then(|| AgentEvent::Interrupt(Box::new(pending.clone())));
         self.durable_mut().interrupts.push(pending);
         event
+    }
+
+    /// Keeps the interrupts of an agent that a call ran, as this run's, each behind the
+    /// call's address; the events of all but the first come next in the turn's events.
+    #[cold]
+    fn call_interrupted_through(
+        &mut self,
+        call: &ToolCall,
+        nested: &[PendingInterrupt],
+    ) -> Option<AgentEvent> {
+        let name = Arc::clone(&self.agent.name);
+        let pending: Vec<PendingInterrupt> = nested
+            .iter()
+            .map(|inner| PendingInterrupt::through_call(&name, call, inner))
+            .collect();
+        let mut events: Vec<CallEvent> = if self.audience.listening() {
+            let event = |p: &PendingInterrupt| AgentEvent::Interrupt(Box::new(p.clone()));
+            pending.iter().map(|p| CallEvent::Event(event(p))).collect()
+        } else {
+            Vec::new()
+        };
+        self.durable_mut().interrupts.extend(pending);
+        let first = (!events.is_empty()).then(|| events.remove(0));
+        if let (Work::Tools(calls), false) = (&mut self.work, events.is_empty()) {
+            let rest = std::mem::replace(calls, futures::stream::empty().boxed());
+            *calls = futures::stream::iter(events).chain(rest).boxed();
+        }
+        match first {
+            Some(CallEvent::Event(event)) => Some(event),
+            _ => None,
+        }
     }
 
     /// Ends the turn: the results go into the history, a finishing call (or the failure

@@ -125,9 +125,17 @@ impl ToolError {
             Err(error) => error,
         };
         let error = match error.downcast::<crate::interrupt::Interrupt>() {
-            Ok(interrupt) => {
+            Ok(interrupt) if interrupt.nested_interrupts().is_empty() => {
                 let payload = interrupt.into_payload().to_string();
                 return ToolError::new(ToolErrorKind::Interrupted, payload);
+            }
+            // The nested interrupts ride along as the source, for the run to surface.
+            Ok(interrupt) => {
+                let payload = interrupt.payload().to_string();
+                return ToolError {
+                    source: Some(Arc::new(*interrupt)),
+                    ..ToolError::new(ToolErrorKind::Interrupted, payload)
+                };
             }
             Err(error) => error,
         };

@@ -49,6 +49,7 @@
 mod error;
 pub mod openai;
 mod output;
+mod report;
 mod request;
 mod set;
 pub(crate) mod typed;
@@ -72,8 +73,9 @@ use crate::BuildError;
 
 pub use self::error::{ToolError, ToolErrorKind};
 pub use self::output::{Finish, ToolOutput, ToolResponse, ToolStream};
-pub(crate) use self::request::CallDecisions;
+pub use self::report::{ToolEvent, ToolReport};
 pub use self::request::ToolRequest;
+pub(crate) use self::request::{CallDecisions, NestedDecisions};
 pub use self::set::ToolSet;
 pub use self::typed::ToolContext;
 

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tower::BoxError;
 
+use super::ToolReport;
 use crate::Message;
 
 /// The whole result of an invoked tool: the text the model sees, and whether the call
@@ -94,6 +95,7 @@ impl From<Value> for ToolOutput {
 pub struct ToolStream {
     chunks: BoxStream<'static, Result<String, BoxError>>,
     finish: Option<Finish>,
+    report: Option<ToolReport>,
 }
 
 impl ToolStream {
@@ -107,6 +109,7 @@ impl ToolStream {
         ToolStream {
             chunks: stream.map_ok(Into::into).map_err(Into::into).boxed(),
             finish: None,
+            report: None,
         }
     }
 
@@ -139,9 +142,10 @@ impl ToolStream {
         C: Into<String> + 'static,
         E: Into<BoxError> + 'static,
     {
-        let finish = self.finish;
+        let (finish, report) = (self.finish, self.report);
         ToolStream {
             finish,
+            report,
             ..ToolStream::new(f(self.chunks))
         }
     }
@@ -160,6 +164,23 @@ impl ToolStream {
 
     pub(crate) fn take_finish(&mut self) -> Option<Finish> {
         self.finish.take()
+    }
+
+    /// Attaches the report the tool fills as it streams: events for the run's caller,
+    /// and the result the model reads in place of the chunks joined (see
+    /// [`ToolReport`]). Kept through [`wrap`](Self::wrap) and tool layers.
+    pub fn reporting(mut self, report: ToolReport) -> Self {
+        self.report = Some(report);
+        self
+    }
+
+    /// The attached report, if any.
+    pub fn report(&self) -> Option<&ToolReport> {
+        self.report.as_ref()
+    }
+
+    pub(crate) fn take_report(&mut self) -> Option<ToolReport> {
+        self.report.take()
     }
 }
 
@@ -254,7 +275,14 @@ impl ToolResponse {
             ToolResponse::Output(output) => Ok(output),
             ToolResponse::Stream(mut stream) => {
                 let finish = stream.take_finish();
-                let content: String = stream.try_collect::<Vec<String>>().await?.concat();
+                let report = stream.take_report();
+                if let Some(report) = &report {
+                    report.set_unread();
+                }
+                let mut content: String = stream.try_collect::<Vec<String>>().await?.concat();
+                if let Some(result) = report.and_then(|r| r.take_result()) {
+                    content = result;
+                }
                 Ok(ToolOutput { content, finish })
             }
         }

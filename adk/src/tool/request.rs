@@ -1,5 +1,6 @@
 //! The request of the tool seam.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde_json::Value;
@@ -8,7 +9,7 @@ use super::Tool;
 use super::whole::ChunkSink;
 use crate::context::{LocalsGuard, Scope};
 use crate::handler::Continuation;
-use crate::interrupt::{Decision, IdempotencyKey};
+use crate::interrupt::{Decision, Decisions, IdempotencyKey};
 
 /// One tool call, as it travels through the tool wrappers to the tool: the request of the
 /// tool seam.
@@ -96,6 +97,15 @@ impl ToolRequest {
         decisions.0.get(&self.call_id)
     }
 
+    /// The decisions for the interrupts of an agent that this call ran (see
+    /// [`Interrupt::nested`](crate::interrupt::Interrupt::nested)), by their ids in that
+    /// agent, when the run resumes from them: what the call passes on when it resumes
+    /// that agent. `None` otherwise.
+    pub fn nested_decisions(&self) -> Option<&BTreeMap<String, Decision>> {
+        let decisions = self.scope.extensions.get::<NestedDecisions>()?;
+        decisions.0.get(&self.call_id)
+    }
+
     /// The key this call can make its effect exactly-once with: the run's id (the same
     /// across the run's interrupts and resumes, on any host) and the call's. `None` for a
     /// request made outside a run.
@@ -106,6 +116,13 @@ impl ToolRequest {
         })
     }
 }
+
+/// The decisions of the interrupts that came through a call from an agent it ran, by
+/// call id and their ids in that agent, in the extensions of a resumed turn's calls.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct NestedDecisions(
+    pub(crate) std::sync::Arc<std::collections::HashMap<String, Decisions>>,
+);
 
 /// The decisions of a resumed turn, by call id, in the extensions of its calls.
 #[derive(Debug, Clone, Default)]

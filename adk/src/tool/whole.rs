@@ -25,12 +25,12 @@ use futures::{FutureExt, Stream, StreamExt, TryFutureExt};
 use tokio::sync::mpsc;
 use tower::{BoxError, Service};
 
-use super::{Finish, ToolOutput, ToolRequest, ToolStream};
+use super::{Finish, ToolOutput, ToolReport, ToolRequest, ToolStream};
 
 /// What the inside of the layer tells the outside.
 enum Signal {
-    /// The stream was returned; how it finishes the run, if it does.
-    Started(Option<Finish>),
+    /// The stream was returned; how it finishes the run, if it does, and its report.
+    Started(Option<Finish>, Option<ToolReport>),
     /// A chunk of it.
     Chunk(String),
 }
@@ -44,7 +44,7 @@ pub(crate) struct ChunkSink(mpsc::Sender<Signal>);
 impl std::fmt::Debug for Signal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
-            Signal::Started(_) => "Started",
+            Signal::Started(..) => "Started",
             Signal::Chunk(_) => "Chunk",
         })
     }
@@ -57,15 +57,22 @@ pub(crate) async fn drain(
     sink: Option<ChunkSink>,
 ) -> Result<ToolOutput, BoxError> {
     let finish = stream.take_finish();
+    let report = stream.take_report();
     let Some(ChunkSink(sink)) = sink else {
+        if let Some(report) = &report {
+            report.set_unread();
+        }
         let mut content = String::new();
         while let Some(chunk) = stream.next().await {
             content.push_str(&chunk?);
         }
+        if let Some(result) = report.and_then(|r| r.take_result()) {
+            content = result;
+        }
         return Ok(ToolOutput { content, finish });
     };
     let gone = || BoxError::from("the reader of the streamed call went away");
-    sink.send(Signal::Started(finish.clone()))
+    sink.send(Signal::Started(finish.clone(), report))
         .await
         .map_err(|_| gone())?;
     while let Some(chunk) = stream.next().await {
@@ -108,7 +115,7 @@ struct Resurfaced {
 
 /// What the stream is waiting for first.
 enum Start {
-    Stream(Option<Finish>),
+    Stream(Option<Finish>, Option<ToolReport>),
     /// The layer answered without streaming (it did not call the tool, say).
     Whole(ToolOutput),
 }
@@ -118,8 +125,11 @@ impl Resurfaced {
     async fn started(mut self) -> Result<ToolStream, BoxError> {
         let start = std::future::poll_fn(|cx| self.poll_start(cx)).await?;
         Ok(match start {
-            Start::Stream(finish) => {
-                let stream = ToolStream::new(self);
+            Start::Stream(finish, report) => {
+                let mut stream = ToolStream::new(self);
+                if let Some(report) = report {
+                    stream = stream.reporting(report);
+                }
                 match finish {
                     Some(finish) => stream.finishing(finish),
                     None => stream,
@@ -138,7 +148,7 @@ impl Resurfaced {
     fn poll_start(&mut self, cx: &mut Context<'_>) -> Poll<Result<Start, BoxError>> {
         if let Poll::Ready(Some(signal)) = self.receiver.poll_recv(cx) {
             return Poll::Ready(Ok(match signal {
-                Signal::Started(finish) => Start::Stream(finish),
+                Signal::Started(finish, report) => Start::Stream(finish, report),
                 // Not sent before `Started`; kept rather than lost.
                 Signal::Chunk(chunk) => Start::Whole(ToolOutput::new(chunk)),
             }));
@@ -150,9 +160,9 @@ impl Resurfaced {
         self.call = None;
         self.receiver.close();
         // The tool may have started just before the layer answered.
-        if let Ok(Signal::Started(finish)) = self.receiver.try_recv() {
+        if let Ok(Signal::Started(finish, report)) = self.receiver.try_recv() {
             self.failure = output.err();
-            return Poll::Ready(Ok(Start::Stream(finish)));
+            return Poll::Ready(Ok(Start::Stream(finish, report)));
         }
         Poll::Ready(output.map(Start::Whole))
     }
@@ -168,7 +178,7 @@ impl Stream for Resurfaced {
                 match signal {
                     Signal::Chunk(chunk) => return Poll::Ready(Some(Ok(chunk))),
                     // A retried attempt starting again.
-                    Signal::Started(_) => continue,
+                    Signal::Started(..) => continue,
                 }
             }
             let Some(call) = &mut this.call else {
@@ -180,7 +190,7 @@ impl Stream for Resurfaced {
                     // The call may have sent a chunk while it was polled.
                     return match this.receiver.poll_recv(cx) {
                         Poll::Ready(Some(Signal::Chunk(chunk))) => Poll::Ready(Some(Ok(chunk))),
-                        Poll::Ready(Some(Signal::Started(_))) => continue,
+                        Poll::Ready(Some(Signal::Started(..))) => continue,
                         _ => Poll::Pending,
                     };
                 }

@@ -12,6 +12,7 @@
 //! | `filler` | [`AgentEvent::Filler`] | `text` |
 //! | `tool_call_started` | [`AgentEvent::ToolCallStarted`] | `call_id`, `name` |
 //! | `tool_output_chunk` | [`AgentEvent::ToolOutputChunk`] | `call_id`, `name`, `chunk` |
+//! | `tool_event` | [`AgentEvent::ToolEvent`] | `call_id`, `name`, `event` (its JSON form; a sub-agent's: `{agent, event}`) |
 //! | `tool_result` | [`AgentEvent::ToolResult`] | a [`WireToolResult`]: `call_id`, `name`, `arguments`, `content`, `error` (`{kind, message}`, when it failed), `latency_ms` |
 //! | `interrupt` | [`AgentEvent::Interrupt`] | a [`PendingInterrupt`]: `id`, `call` (when a call interrupted), `payload` |
 //! | `completed` | [`AgentEvent::Completed`], last | a [`WireResult`]: `status`, `final_message`, `messages`, `tool_records`, `iterations`, `model_calls`, `locals`, `interrupts`, `checkpoint` |
@@ -112,6 +113,16 @@ pub enum WireEvent {
         /// The chunk.
         chunk: String,
     },
+    /// A typed event a streaming tool reported, in its JSON form (for an agent called as
+    /// a tool: `{"agent": NAME, "event": <that agent's event in this form>}`).
+    ToolEvent {
+        /// The call id.
+        call_id: String,
+        /// The tool name.
+        name: String,
+        /// The event.
+        event: serde_json::Value,
+    },
     /// A tool call finished.
     ToolResult(WireToolResult),
     /// A tool call or a hook interrupted the run.
@@ -143,6 +154,7 @@ impl WireEvent {
             WireEvent::Filler { .. } => "filler",
             WireEvent::ToolCallStarted { .. } => "tool_call_started",
             WireEvent::ToolOutputChunk { .. } => "tool_output_chunk",
+            WireEvent::ToolEvent { .. } => "tool_event",
             WireEvent::ToolResult(_) => "tool_result",
             WireEvent::Interrupt(_) => "interrupt",
             WireEvent::Completed(_) => "completed",
@@ -177,6 +189,15 @@ impl From<&AgentEvent> for WireEvent {
                 call_id: call_id.to_string(),
                 name: name.to_string(),
                 chunk: chunk.clone(),
+            },
+            AgentEvent::ToolEvent {
+                call_id,
+                name,
+                event,
+            } => WireEvent::ToolEvent {
+                call_id: call_id.to_string(),
+                name: name.to_string(),
+                event: event.to_json(),
             },
             AgentEvent::ToolResult(record) => WireEvent::ToolResult(record.as_ref().into()),
             AgentEvent::Interrupt(pending) => WireEvent::Interrupt(pending.as_ref().clone()),

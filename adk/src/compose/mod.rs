@@ -1,0 +1,222 @@
+//! Agents made of agents: an agent as another's tool, handoffs, and workflows.
+//!
+//! An agent is a `tower::Service<AgentRequest, Response = AgentRun>`, and so is
+//! everything here: a composition takes agents (an [`Agent`], an agent behind tower
+//! layers, or another composition) and answers each request with one [`AgentRun`], whose
+//! events are those of the agents it runs, in order, and whose result is the
+//! composition's. So compositions nest, take tower layers, and stand wherever an agent
+//! does (a server route, an [`AwaitRun`](crate::AwaitRun), another composition).
+//!
+//! - [`AgentTool`] (or [`Agent::as_tool`]) makes an agent a streaming [`Tool`] of another:
+//!   the caller's extensions (identity, role) pass down, its events reach the caller's
+//!   run as the call's chunks and as [`SubAgentEvent`]s, its final answer is the tool
+//!   result, and its interrupts surface as the caller's (nested ids, resumed through the
+//!   caller).
+//! - [`Handoffs`] gives an agent a `transfer_to_<name>` tool per target; when the model
+//!   calls one, the conversation moves on to that agent, with the history that a
+//!   [`HandoffHistory`] chooses.
+//! - [`Sequential`], [`Parallel`] and [`Loop`] run agents one after the other, at the
+//!   same time (results merged), or again and again until a condition or a stop tool.
+//!
+//! # Example
+//!
+//! ```
+//! use tower_adk::{Agent, AgentRequest};
+//! use tower_adk::compose::Sequential;
+//! use tower_adk::testing::{ScriptedModel, Turn};
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let writer = Agent::builder(ScriptedModel::new([Turn::text("Draft: tower is nice.")]))
+//!     .name("writer")
+//!     .build()?;
+//! let editor = ScriptedModel::new([Turn::text("Tower is a library of modular services.")]);
+//! let editor_agent = Agent::builder(editor.clone()).name("editor").build()?;
+//!
+//! let pipeline = Sequential::new().then(writer).then(editor_agent);
+//! let result = pipeline.run(AgentRequest::user("Write about tower.")).await?;
+//!
+//! assert_eq!(result.final_message.content(), "Tower is a library of modular services.");
+//! // The editor saw the conversation so far: the request and the writer's draft.
+//! let seen = &editor.requests()[0].messages;
+//! assert_eq!(seen.last().unwrap().content(), "Draft: tower is nice.");
+//! # Ok::<_, Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+//!
+//! # Interrupts
+//!
+//! A sub-agent's interrupts surface through the [`AgentTool`] call that ran it, and a
+//! resume of the caller resumes into it (see [`AgentTool`]). A workflow or a handoff whose
+//! agent stops at an interrupt ends with that agent's interrupted result; resume it by
+//! sending the resume request to the same composition: it goes to the agent the
+//! interrupt ids name (`agent:NAME/...`), and the composition goes on from there.
+
+mod agent_tool;
+mod handoff;
+mod parallel;
+mod repeat;
+mod sequential;
+
+use std::convert::Infallible;
+use std::future::Ready;
+use std::sync::Arc;
+
+use futures::Stream;
+use tower::util::BoxCloneSyncService;
+use tower::{BoxError, Service, ServiceExt};
+
+pub use self::agent_tool::{AgentTool, SubAgentEvent};
+pub use self::handoff::{Handoff, HandoffHistory, Handoffs, HistoryFn, TRANSFER_PREFIX};
+pub use self::parallel::{Branch, Parallel};
+pub use self::repeat::{DEFAULT_MAX_ROUNDS, Loop};
+pub use self::sequential::Sequential;
+#[cfg(doc)]
+use crate::Agent;
+#[cfg(doc)]
+use crate::Tool;
+use crate::interrupt::Resumed;
+use crate::tool::{CallDecisions, NestedDecisions};
+use crate::{AgentError, AgentEvent, AgentRequest, AgentRun};
+
+/// Any agent, boxed: a service that answers an [`AgentRequest`] with an [`AgentRun`].
+pub type BoxAgent = BoxCloneSyncService<AgentRequest, AgentRun, BoxError>;
+
+/// Boxes an agent service: an [`Agent`], an agent behind tower layers, or a composition.
+///
+/// ```
+/// use tower_adk::{Agent, AgentRequest};
+/// use tower_adk::compose::{BoxAgent, Sequential, boxed};
+/// use tower_adk::testing::{ScriptedModel, Turn};
+/// use tower::ServiceExt;
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let agent = |text: &str| Agent::builder(ScriptedModel::new([Turn::text(text)])).build();
+/// let agents: Vec<BoxAgent> = vec![boxed(agent("one")?), boxed(Sequential::new().then(agent("two")?))];
+/// let mut answers = Vec::new();
+/// for agent in agents {
+///     let result = agent.oneshot(AgentRequest::user("hello")).await?.await?;
+///     answers.push(result.final_message.content().to_owned());
+/// }
+/// assert_eq!(answers, ["one", "two"]);
+/// # Ok::<_, Box<dyn std::error::Error + Send + Sync>>(())
+/// # }).unwrap();
+/// ```
+pub fn boxed<S>(agent: S) -> BoxAgent
+where
+    S: Service<AgentRequest, Response = AgentRun> + Clone + Send + Sync + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+{
+    BoxCloneSyncService::new(agent.map_err(Into::into))
+}
+
+/// An agent of a composition, with the name its interrupts are addressed by.
+#[derive(Clone)]
+pub(crate) struct Named {
+    pub(crate) name: Arc<str>,
+    pub(crate) agent: BoxAgent,
+}
+
+impl Named {
+    pub(crate) fn new<S>(name: impl Into<Arc<str>>, agent: S) -> Self
+    where
+        S: Service<AgentRequest, Response = AgentRun> + Clone + Send + Sync + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        Named {
+            name: name.into(),
+            agent: boxed(agent),
+        }
+    }
+
+    /// Starts a run of the agent.
+    pub(crate) async fn start(&self, request: AgentRequest) -> Result<AgentRun, AgentError> {
+        self.agent
+            .clone()
+            .oneshot(request)
+            .await
+            .map_err(AgentError::Agent)
+    }
+}
+
+impl std::fmt::Debug for Named {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+/// The agent a resume request is for: the one its decisions' interrupt ids name, among
+/// `agents`. `None` for a request that resumes nothing.
+pub(crate) fn resumed_agent<'a>(
+    request: &AgentRequest,
+    agents: impl IntoIterator<Item = &'a Named>,
+) -> Option<Result<&'a Named, AgentError>> {
+    let decisions = request.resume_decisions()?;
+    // `agent:NAME/...`
+    let names: Vec<&str> = decisions
+        .keys()
+        .filter_map(|id| id.strip_prefix("agent:")?.split('/').next())
+        .collect();
+    let found = agents
+        .into_iter()
+        .find(|named| names.iter().any(|n| *n == &*named.name));
+    Some(found.ok_or_else(|| {
+        let names = names.join(", ");
+        let error = if names.is_empty() {
+            "a resume without decisions names no agent of this composition".to_owned()
+        } else {
+            format!("no agent of this composition is named {names}")
+        };
+        AgentError::Agent(error.into())
+    }))
+}
+
+/// The caller's extensions as an agent it runs should see them: its identity, role and
+/// values, without what belongs to the caller's own run (its resume and its decisions).
+pub(crate) fn passed_down(extensions: &http::Extensions) -> http::Extensions {
+    let mut extensions = extensions.clone();
+    extensions.remove::<Resumed>();
+    extensions.remove::<CallDecisions>();
+    extensions.remove::<NestedDecisions>();
+    extensions
+}
+
+/// A copy of a request's extensions and handlers, for one more agent of a composition.
+pub(crate) fn next_request(from: &AgentRequest, messages: crate::Messages) -> AgentRequest {
+    let mut request = AgentRequest::new(messages);
+    *request.extensions_mut() = passed_down(from.extensions());
+    request.handlers_mut().extend(from.all_handlers().cloned());
+    request
+}
+
+/// What a composition's service answers: a run, at once.
+pub(crate) type Answer = Ready<Result<AgentRun, Infallible>>;
+
+/// A run's conversation, as the next agent of a workflow sees it: its history without
+/// its instruction.
+pub(crate) fn conversation(result: &crate::AgentResult) -> crate::Messages {
+    result
+        .messages
+        .iter()
+        .filter(|m| !matches!(m, crate::Message::System { .. }))
+        .cloned()
+        .collect()
+}
+
+/// Makes the next input of a workflow from a result.
+pub(crate) type InputFn = Arc<dyn Fn(&crate::AgentResult) -> crate::Messages + Send + Sync>;
+
+/// Reads a run to its end, handing on every event but its `Completed`, whose result
+/// comes last, as `Err`. (The workflows' bodies read their agents' runs with it.)
+pub(crate) fn relayed(
+    run: AgentRun,
+) -> impl Stream<Item = Result<Result<AgentEvent, Box<crate::AgentResult>>, AgentError>> + Send {
+    use futures::StreamExt;
+    run.map(|event| {
+        event.map(|event| match event {
+            AgentEvent::Completed(result) => Err(result),
+            event => Ok(event),
+        })
+    })
+}

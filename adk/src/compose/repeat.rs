@@ -1,0 +1,235 @@
+//! An agent run again and again, until a condition or a stop tool.
+
+use std::borrow::Cow;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+use tower::{BoxError, Service};
+
+use super::{Answer, InputFn, Named, conversation, next_request, relayed, resumed_agent};
+use crate::{
+    Agent, AgentConfig, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Finish,
+    Handler, Message, Messages, RunContext, RunStatus, Tool, ToolInfo, ToolOutput, ToolRequest,
+};
+
+/// The default bound on a [`Loop`]'s rounds.
+pub const DEFAULT_MAX_ROUNDS: usize = 10;
+
+/// Says whether a [`Loop`] stops after a round.
+type UntilFn = Arc<dyn Fn(&AgentResult) -> bool + Send + Sync>;
+
+/// An agent (often a [`Sequential`](super::Sequential): a writer and a critic) run in
+/// rounds, each on what the round before left (by default its conversation, without its
+/// instruction; see [`input_with`](Loop::input_with)), until:
+///
+/// - the [`until`](Loop::until) condition holds for a round's result, or
+/// - a model called the [stop tool](Loop::stop_tool) in a round (every agent of the
+///   round gets it; the round ends once the agent that called it is done, with the
+///   `answer` it gave, if any, as its final message), or
+/// - the round stopped at an interrupt (the loop ends with it; resuming the loop resumes
+///   the round and goes on), or
+/// - it made [`max_rounds`](Loop::max_rounds) rounds (default [`DEFAULT_MAX_ROUNDS`]).
+///
+/// The run's events are every round's; its result is the last round's.
+///
+/// # Example
+///
+/// ```
+/// use tower_adk::{Agent, AgentRequest};
+/// use tower_adk::compose::Loop;
+/// use tower_adk::testing::{ScriptedModel, Turn};
+/// use serde_json::json;
+///
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let model = ScriptedModel::new([
+///     Turn::text("Draft 1"),
+///     Turn::text("Draft 2"),
+///     Turn::call("c1", "exit_loop", json!({"answer": "Final draft"})),
+/// ]);
+/// let writer = Agent::builder(model.clone()).name("writer").build()?;
+///
+/// let refine = Loop::new(writer).stop_tool("exit_loop").max_rounds(5);
+/// let result = refine.run(AgentRequest::user("Write a haiku")).await?;
+/// assert_eq!(result.final_message.content(), "Final draft");
+/// assert_eq!(model.calls(), 3);
+/// # Ok::<_, Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+#[derive(Clone)]
+pub struct Loop {
+    body: Named,
+    max_rounds: usize,
+    until: Option<UntilFn>,
+    stop_tool: Option<Arc<str>>,
+    input: Option<InputFn>,
+}
+
+impl Loop {
+    /// A loop of `agent`, named by its own name.
+    pub fn new(agent: Agent) -> Self {
+        let name = Arc::<str>::from(agent.name());
+        Loop::named(name, agent)
+    }
+
+    /// A loop of any agent service (a composition, an agent behind layers), named `name`
+    /// (how the interrupts of its runs are addressed).
+    pub fn named<S>(name: impl Into<Arc<str>>, agent: S) -> Self
+    where
+        S: Service<AgentRequest, Response = AgentRun> + Clone + Send + Sync + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        Loop {
+            body: Named::new(name, agent),
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            until: None,
+            stop_tool: None,
+            input: None,
+        }
+    }
+
+    /// Stops after the first round whose result makes `f` true.
+    pub fn until<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&AgentResult) -> bool + Send + Sync + 'static,
+    {
+        self.until = Some(Arc::new(f));
+        self
+    }
+
+    /// Gives the round's agents a tool named `name` that stops the loop.
+    pub fn stop_tool(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.stop_tool = Some(name.into());
+        self
+    }
+
+    /// The most rounds (default [`DEFAULT_MAX_ROUNDS`]; at least one is made); the loop
+    /// ends with the last round's result when it gets there.
+    pub fn max_rounds(mut self, max: usize) -> Self {
+        self.max_rounds = max.max(1);
+        self
+    }
+
+    /// What each round after the first is given, made from the result of the one
+    /// before (default: its conversation, without its instruction).
+    pub fn input_with<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&AgentResult) -> Messages + Send + Sync + 'static,
+    {
+        self.input = Some(Arc::new(f));
+        self
+    }
+
+    /// Starts a run; the same as calling the service.
+    pub fn run(&self, request: AgentRequest) -> AgentRun {
+        let this = self.clone();
+        AgentRun::from_events(async_stream::try_stream! {
+            if let Some(body) = resumed_agent(&request, std::iter::once(&this.body)) {
+                body?;
+            }
+            let template = next_request(&request, Messages::new());
+            let mut request = Some(request);
+            let mut last: Option<Box<AgentResult>> = None;
+            for _ in 0..this.max_rounds {
+                let mut input = match (request.take(), &last) {
+                    (Some(first), _) => first,
+                    (None, Some(previous)) => next_request(&template, this.next_input(previous)),
+                    (None, None) => break,
+                };
+                if let Some(name) = &this.stop_tool {
+                    input.handlers_mut().push(StopTool(Arc::clone(name)).into());
+                }
+                let mut stopped = false;
+                let mut events = relayed(this.body.start(input).await?);
+                while let Some(event) = events.next().await {
+                    match event? {
+                        Ok(event) => {
+                            stopped |= this.is_stop(&event);
+                            yield event;
+                        }
+                        Err(result) => last = Some(result),
+                    }
+                }
+                let result = last.as_deref().ok_or(AgentError::Incomplete)?;
+                if stopped
+                    || result.status == RunStatus::Interrupted
+                    || this.until.as_ref().is_some_and(|until| until(result))
+                {
+                    break;
+                }
+            }
+            yield AgentEvent::Completed(last.ok_or(AgentError::Incomplete)?);
+        })
+    }
+
+    /// Whether the event is a successful call of the stop tool.
+    fn is_stop(&self, event: &AgentEvent) -> bool {
+        let (Some(stop), AgentEvent::ToolResult(record)) = (&self.stop_tool, event) else {
+            return false;
+        };
+        record.is_success() && record.name == **stop
+    }
+
+    fn next_input(&self, previous: &AgentResult) -> Messages {
+        match &self.input {
+            Some(input) => input(previous),
+            None => conversation(previous),
+        }
+    }
+}
+
+/// The handler that gives a round's agents the stop tool.
+struct StopTool(Arc<str>);
+
+impl Handler for StopTool {
+    fn name(&self) -> Cow<'static, str> {
+        Cow::Borrowed("loop_stop_tool")
+    }
+
+    async fn before_agent(
+        &self,
+        _: &mut RunContext,
+        mut config: AgentConfig,
+    ) -> Result<AgentConfig, BoxError> {
+        let info = ToolInfo::new(&*self.0, "Ends the loop: the work is done.").parameters(json!({
+            "type": "object",
+            "properties": {"answer": {"type": "string", "description": "The final answer."}}
+        }));
+        config.add_tool(Tool::from_fn(info, |call: ToolRequest| async move {
+            let finish = match call.arguments.get("answer").and_then(Value::as_str) {
+                Some(answer) => Finish::With(Message::assistant(answer)),
+                None => Finish::WithTurnText,
+            };
+            Ok::<_, Infallible>(ToolOutput::new("The loop ends.").finishing(finish))
+        }));
+        Ok(config)
+    }
+}
+
+impl std::fmt::Debug for Loop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Loop")
+            .field("body", &self.body)
+            .field("max_rounds", &self.max_rounds)
+            .field("stop_tool", &self.stop_tool)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Service<AgentRequest> for Loop {
+    type Response = AgentRun;
+    type Error = Infallible;
+    type Future = Answer;
+
+    /// Always ready: the agent is called with `oneshot` for each round.
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: AgentRequest) -> Answer {
+        std::future::ready(Ok(self.run(request)))
+    }
+}

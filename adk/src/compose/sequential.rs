@@ -1,0 +1,133 @@
+//! Agents one after the other.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use futures::StreamExt;
+use tower::{BoxError, Service};
+
+use super::{Answer, InputFn, Named, conversation, next_request, relayed, resumed_agent};
+use crate::{
+    Agent, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Messages, RunStatus,
+};
+
+/// Agents run one after the other, each on what the one before left: by default the
+/// conversation so far (the request, and each agent's history without its instruction,
+/// ending with its answer); see [`input_with`](Sequential::input_with).
+///
+/// The run's events are every agent's, in order; its result is the last agent's. An
+/// agent that stops at an interrupt ends the workflow with its interrupted result;
+/// resuming the workflow with it resumes that agent, and the agents after it run once
+/// it completes. Every agent gets the request's extensions and handlers.
+///
+/// # Example
+///
+/// See the [module docs](super).
+#[derive(Clone, Default)]
+pub struct Sequential {
+    steps: Arc<Vec<Named>>,
+    input: Option<InputFn>,
+}
+
+impl Sequential {
+    /// A workflow with no agents yet (it must get one before it runs).
+    pub fn new() -> Self {
+        Sequential::default()
+    }
+
+    /// Adds an agent, named by its own name.
+    pub fn then(self, agent: Agent) -> Self {
+        let name = Arc::<str>::from(agent.name());
+        self.then_named(name, agent)
+    }
+
+    /// Adds any agent service (an agent behind layers, a composition), named `name`:
+    /// how the interrupts of its runs are addressed (`agent:NAME/...`).
+    pub fn then_named<S>(mut self, name: impl Into<Arc<str>>, agent: S) -> Self
+    where
+        S: Service<AgentRequest, Response = AgentRun> + Clone + Send + Sync + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        Arc::make_mut(&mut self.steps).push(Named::new(name, agent));
+        self
+    }
+
+    /// What each agent after the first is given, made from the result of the one before
+    /// (default: its conversation, without its instruction).
+    pub fn input_with<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&AgentResult) -> Messages + Send + Sync + 'static,
+    {
+        self.input = Some(Arc::new(f));
+        self
+    }
+
+    /// Starts a run; the same as calling the service.
+    pub fn run(&self, request: AgentRequest) -> AgentRun {
+        let this = self.clone();
+        AgentRun::from_events(async_stream::try_stream! {
+            let template = next_request(&request, Messages::new());
+            let start = match resumed_agent(&request, this.steps.iter()) {
+                Some(step) => {
+                    let step = step?;
+                    this.steps.iter().position(|s| std::ptr::eq(s, step)).unwrap_or(0)
+                }
+                None => 0,
+            };
+            let mut request = Some(request);
+            let mut last: Option<Box<AgentResult>> = None;
+            for (index, step) in this.steps.iter().enumerate().skip(start) {
+                let input = match (request.take(), &last) {
+                    (Some(first), _) => first,
+                    (None, Some(previous)) => next_request(&template, this.next_input(previous)),
+                    (None, None) => break,
+                };
+                let mut events = relayed(step.start(input).await?);
+                while let Some(event) = events.next().await {
+                    match event? {
+                        Ok(event) => yield event,
+                        Err(result) => last = Some(result),
+                    }
+                }
+                let result = last.as_ref().ok_or(AgentError::Incomplete)?;
+                if result.status == RunStatus::Interrupted || index + 1 == this.steps.len() {
+                    break;
+                }
+            }
+            let result = last.ok_or(AgentError::Incomplete)?;
+            yield AgentEvent::Completed(result);
+        })
+    }
+
+    fn next_input(&self, previous: &AgentResult) -> Messages {
+        match &self.input {
+            Some(input) => input(previous),
+            None => conversation(previous),
+        }
+    }
+}
+
+impl std::fmt::Debug for Sequential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sequential")
+            .field("steps", &self.steps)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Service<AgentRequest> for Sequential {
+    type Response = AgentRun;
+    type Error = Infallible;
+    type Future = Answer;
+
+    /// Always ready: each agent is called with `oneshot` when the run gets to it.
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: AgentRequest) -> Answer {
+        std::future::ready(Ok(self.run(request)))
+    }
+}
