@@ -347,13 +347,15 @@ impl AgentRun {
     pub async fn cancel(self) -> Option<CheckpointId> {
         let audience = self.audience.clone();
         drop(self);
-        audience.take_released()?.await.ok().flatten()
+        audience?.take_released()?.await.ok().flatten()
     }
 
     /// No one reads the events from here on (see [`AgentRun::result`]).
     #[cfg(feature = "server")]
     pub(crate) fn leave(&self) {
-        self.audience.leave();
+        if let Some(audience) = &self.audience {
+            audience.leave();
+        }
     }
 
     pub(crate) fn new(
