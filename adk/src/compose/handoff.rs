@@ -4,13 +4,12 @@ use std::borrow::Cow;
 use std::convert::Infallible;
 use std::fmt;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use futures::StreamExt;
 use serde_json::json;
 use tower::{BoxError, Service};
 
-use super::{Answer, Named, next_request, resumed_agent};
+use super::{Named, next_request, resumed_agent};
 use crate::{
     AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, Finish, Handler, Message,
     Messages, RunContext, Tool, ToolInfo, ToolOutput,
@@ -313,17 +312,4 @@ fn transfer_tool(name: &str, description: &str) -> Tool {
     })
 }
 
-impl Service<AgentRequest> for Handoffs {
-    type Response = AgentRun;
-    type Error = Infallible;
-    type Future = Answer;
-
-    /// Always ready: each agent is called with `oneshot` when the run gets to it.
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: AgentRequest) -> Answer {
-        std::future::ready(Ok(self.run(request)))
-    }
-}
+super::service_from_run!(Handoffs);

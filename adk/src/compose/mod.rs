@@ -193,6 +193,32 @@ pub(crate) fn next_request(from: &AgentRequest, messages: crate::Messages) -> Ag
 /// What a composition's service answers: a run, at once.
 pub(crate) type Answer = Ready<Result<AgentRun, Infallible>>;
 
+/// `Service<AgentRequest>` for a composition with a `run(&self, AgentRequest) ->
+/// AgentRun` method: always ready (its agents are called with `oneshot` when the run gets
+/// to them), answering with the run at once.
+macro_rules! service_from_run {
+    ($composition:ty) => {
+        impl tower::Service<crate::AgentRequest> for $composition {
+            type Response = crate::AgentRun;
+            type Error = std::convert::Infallible;
+            type Future = crate::compose::Answer;
+
+            /// Always ready: its agents are called with `oneshot` when the run gets to them.
+            fn poll_ready(
+                &mut self,
+                _: &mut std::task::Context<'_>,
+            ) -> std::task::Poll<Result<(), std::convert::Infallible>> {
+                std::task::Poll::Ready(Ok(()))
+            }
+
+            fn call(&mut self, request: crate::AgentRequest) -> crate::compose::Answer {
+                std::future::ready(Ok(self.run(request)))
+            }
+        }
+    };
+}
+pub(crate) use service_from_run;
+
 /// A run's conversation, as the next agent of a workflow sees it: its history without
 /// its instruction.
 pub(crate) fn conversation(result: &crate::AgentResult) -> crate::Messages {

@@ -1,14 +1,12 @@
 //! Agents at the same time, their results merged.
 
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use tower::{BoxError, Service};
 
-use super::{Answer, Named, next_request, relayed, resumed_agent};
+use super::{Named, next_request, relayed, resumed_agent};
 use crate::{
     Agent, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Locals, Message, Messages,
     RunStatus,
@@ -200,17 +198,4 @@ impl std::fmt::Debug for Parallel {
     }
 }
 
-impl Service<AgentRequest> for Parallel {
-    type Response = AgentRun;
-    type Error = Infallible;
-    type Future = Answer;
-
-    /// Always ready: each branch is called with `oneshot` when the run starts.
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: AgentRequest) -> Answer {
-        std::future::ready(Ok(self.run(request)))
-    }
-}
+super::service_from_run!(Parallel);

@@ -3,13 +3,12 @@
 use std::borrow::Cow;
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use futures::StreamExt;
 use serde_json::{Value, json};
 use tower::{BoxError, Service};
 
-use super::{Answer, InputFn, Named, conversation, next_request, relayed, resumed_agent};
+use super::{InputFn, Named, conversation, next_request, relayed, resumed_agent};
 use crate::{
     Agent, AgentConfig, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Finish,
     Handler, Message, Messages, RunContext, RunStatus, Tool, ToolInfo, ToolOutput, ToolRequest,
@@ -219,17 +218,4 @@ impl std::fmt::Debug for Loop {
     }
 }
 
-impl Service<AgentRequest> for Loop {
-    type Response = AgentRun;
-    type Error = Infallible;
-    type Future = Answer;
-
-    /// Always ready: the agent is called with `oneshot` for each round.
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: AgentRequest) -> Answer {
-        std::future::ready(Ok(self.run(request)))
-    }
-}
+super::service_from_run!(Loop);

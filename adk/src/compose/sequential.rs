@@ -1,13 +1,11 @@
 //! Agents one after the other.
 
-use std::convert::Infallible;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
 use futures::StreamExt;
 use tower::{BoxError, Service};
 
-use super::{Answer, InputFn, Named, conversation, next_request, relayed, resumed_agent};
+use super::{InputFn, Named, conversation, next_request, relayed, resumed_agent};
 use crate::{
     Agent, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Messages, RunStatus,
 };
@@ -117,17 +115,4 @@ impl std::fmt::Debug for Sequential {
     }
 }
 
-impl Service<AgentRequest> for Sequential {
-    type Response = AgentRun;
-    type Error = Infallible;
-    type Future = Answer;
-
-    /// Always ready: each agent is called with `oneshot` when the run gets to it.
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: AgentRequest) -> Answer {
-        std::future::ready(Ok(self.run(request)))
-    }
-}
+super::service_from_run!(Sequential);
