@@ -10,16 +10,18 @@ its default 10); `direct` is direct.py (a Starlette app on uvicorn streaming
 `graph.astream` with sse-starlette: LangGraph without langgraph-api's run queue). Then, on
 each:
 
-- memory per open stream: `wrk` holds N streamed runs of the `hold` graph open (its tool
-  waits 10 s; `GET /bench/open` counts them); the figure is (resident set of the server's
-  processes with all N open - before) / N; then wrk closes them and every run must be
-  cancelled (the runs ask for `on_disconnect: cancel`);
 - 3 rounds of: 1 connection, then N connections, SECS seconds each, on `POST /runs/stream`
   (a stateless run) with `stream_mode: ["messages-tuple", "updates"]` (the model's tokens
   and each node's messages: what tower-adk's stream carries). A 2xx body without the final
   answer's message counts as an error, so do non-2xx answers and socket errors. Also the
   CPU time (user and system) of the server's processes per run (of this process, for
   `in-process`), which moves less than the wall-clock figures on a shared machine.
+- memory per open stream, on a fresh server: `wrk` opens N streamed runs of the `hold`
+  graph (its tool waits 60 s; `GET /bench/open` counts the runs in it) and holds them
+  until all N are in the tool (then 1 s more) or 45 s passed; the figure is (the largest
+  resident set of the server's processes seen with the most runs open - before) / that
+  many runs; then wrk closes them, and every run must be cancelled (the runs ask for
+  `on_disconnect: cancel`).
 
 JSON lines on stdout, one per measurement; progress on stderr. `PEERS_QUICK=1`: N = 10,
 1 s, one round; SERVE_CONNECTIONS, SERVE_SECS and SERVE_ROUNDS set N, SECS and the rounds.
@@ -51,8 +53,8 @@ QUICK = os.environ.get("PEERS_QUICK") == "1"
 N = int(os.environ.get("SERVE_CONNECTIONS", 10 if QUICK else 1000))
 SECS = int(os.environ.get("SERVE_SECS", 1 if QUICK else 10))
 ROUNDS = int(os.environ.get("SERVE_ROUNDS", 1 if QUICK else 3))
-# wrk's time on the `hold` graph, shorter than its tool's 10 s.
-HOLD_WRK_S = int(os.environ.get("SERVE_HOLD_SECS", 5))
+# How long to wait for all N `hold` runs to be in their tool (which waits 60 s).
+HOLD_WRK_S = int(os.environ.get("SERVE_HOLD_SECS", 45))
 PEER = "langgraph-serve"
 SERVER = "dev"
 VERSION = version("langgraph-api")
@@ -139,6 +141,18 @@ def wrk(url: str, connections: int, secs: int, payload: str) -> dict:
         report["runs_per_s"] = report["requests"] / (report["duration_us"] / 1e6)
         return report
     raise RuntimeError(f"no JSON line in wrk's output: {done.stdout}")
+
+
+def wait_idle(pid: int) -> None:
+    """Until the server's processes use under 10% of a core (at most 120 s): runs that a
+    measurement's clients left behind must not run into the next one."""
+    until = time.monotonic() + 120
+    while time.monotonic() < until:
+        cpu = cpu_secs(pid)
+        time.sleep(0.5)
+        if cpu_secs(pid) - cpu < 0.05:
+            return
+    log("warning: the server was still busy 120 s after a measurement")
 
 
 def get_json(url: str) -> dict:
@@ -256,29 +270,110 @@ def main() -> int:
         try:
             failed |= measure(base, server)
         finally:
-            try:
-                os.killpg(server.pid, signal.SIGTERM)
-                server.wait(timeout=20)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
+            stop(server)
+        # The memory on a server of its own: what the rounds left (a grown heap, a queue
+        # still draining) would blur it.
+        log(f"starting {SERVERS[kind]} again for the memory probe")
+        server = start(kind, port, server_log)
+        try:
+            wait_ok(base, server)
+            failed |= measure_memory(base, server.pid)
+        finally:
+            stop(server)
     return failed
 
 
-def measure(base: str, server: subprocess.Popen) -> int:
-    pid = server.pid
+def stop(server: subprocess.Popen) -> None:
+    try:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=20)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+
+
+def measure_memory(base: str, pid: int) -> int:
+    """Memory per open stream: N held runs (the `hold` graph's tool waits 60 s), on a
+    server that has served nothing else but a warm-up."""
+    hold_url = f"{base}/runs/stream"
+    hold = body("hold", on_disconnect="cancel")
+
+    def open_now() -> int:
+        try:
+            return get_json(f"{base}/bench/open")["open"]
+        except OSError:
+            return 0
+
+    def wait_closed() -> bool:
+        until = time.monotonic() + 120
+        while open_now() > 0:
+            if time.monotonic() > until:
+                return False
+            time.sleep(0.1)
+        return True
+
+    def hold_streams(connections: int, at_most_s: float) -> dict:
+        """wrk holds `connections` streams until all are in the tool (and 1 s more) or
+        `at_most_s` passed; the largest resident set seen with the most runs open."""
+        env = dict(os.environ, SERVE_BODY=hold, SERVE_DONE=DONE)
+        threads = max(1, min(2, connections))
+        client = subprocess.Popen(
+            [WRK, f"--threads={threads}", f"--connections={connections}", "--duration=120s", "--timeout=120s", f"--script={SCRIPT}", hold_url],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        best = {"open": 0, "kib": 0}
+        begun = time.monotonic()
+        all_open_at = None
+        try:
+            while time.monotonic() - begun < at_most_s:
+                now, kib = open_now(), rss_kib(pid)
+                if now > best["open"] or (now == best["open"] and kib > best["kib"]):
+                    best.update(open=now, kib=kib)
+                if now >= connections and all_open_at is None:
+                    all_open_at = time.monotonic()
+                if all_open_at is not None and time.monotonic() - all_open_at > 1.0:
+                    break
+                time.sleep(0.05)
+        finally:
+            client.terminate()
+            client.wait()
+        best["secs_to_open"] = round(all_open_at - begun, 1) if all_open_at else None
+        return best
+
+    hold_streams(min(10, N), 10)  # warm-up
+    if not wait_closed():
+        raise RuntimeError("warm-up runs still in their tool 120 s after their clients went away")
+    time.sleep(0.5)
+    idle = rss_kib(pid)
+    best = hold_streams(N, HOLD_WRK_S)
+    per_stream = (best["kib"] - idle) * 1024 / max(best["open"], 1)
+    cancelled = wait_closed()
+    after = "" if best["secs_to_open"] is None else f" after {best['secs_to_open']} s"
+    ended = "every held run cancelled when its client went away" if cancelled else "held runs still in their tool 120 s after their clients went away"
+    log(f"memory per open stream {per_stream / 1024:.1f} KiB ({best['open']} of {N} open{after}: {best['kib'] / 1024:.1f} MiB, {idle / 1024:.1f} MiB before); {ended}")
+    print(json.dumps({"peer": PEER, "version": VERSION, "server": SERVER, "workload": "serve-memory", "streams": N, "open": best["open"], "secs_to_open": best["secs_to_open"], "idle_kib": idle, "open_kib": best["kib"], "bytes_per_stream": round(per_stream), "cancelled": cancelled}), flush=True)
+    return 0 if cancelled and best["open"] == N else 1
+
+
+def wait_ok(base: str, server: subprocess.Popen) -> None:
     deadline = time.monotonic() + 120
     while True:
         if server.poll() is not None:
             raise RuntimeError(f"{SERVERS[SERVER]} exited ({server.returncode}); see its log in {PEERS_TARGET}")
         try:
             if get_json(f"{base}/ok").get("ok"):
-                break
+                return
         except OSError:
             pass
         if time.monotonic() > deadline:
             raise RuntimeError(f"{SERVERS[SERVER]} did not answer /ok within 120 s")
         time.sleep(0.5)
+
+
+def measure(base: str, server: subprocess.Popen) -> int:
+    """One checked run, then the rounds of throughput and latency."""
+    pid = server.pid
+    wait_ok(base, server)
     log(f"load average {load()}")
 
     # One run, checked.
@@ -289,53 +384,16 @@ def measure(base: str, server: subprocess.Popen) -> int:
     assert DONE in text, text
     log(f"one streamed run is {events} SSE events, {len(text.encode())} bytes")
 
-    # Memory per open stream.
-    hold_url = f"{base}/runs/stream"
-    hold = body("hold", on_disconnect="cancel")
-
-    def wait_closed() -> None:
-        until = time.monotonic() + 60
-        while get_json(f"{base}/bench/open")["open"] > 0:
-            if time.monotonic() > until:
-                raise RuntimeError("held runs still in their tool 60 s after their clients went away")
-            time.sleep(0.1)
-
-    wrk(hold_url, min(10, N), 1, hold)
-    wait_closed()
-    time.sleep(0.5)
-    idle = rss_kib(pid)
-    best = {"open": 0, "kib": 0}
-    stop = threading.Event()
-
-    def sample() -> None:
-        while not stop.is_set():
-            try:
-                now = get_json(f"{base}/bench/open")["open"]
-            except OSError:
-                now = 0
-            kib = rss_kib(pid)
-            if now > best["open"] or (now == best["open"] and kib > best["kib"]):
-                best.update(open=now, kib=kib)
-            time.sleep(0.05)
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    held = wrk(hold_url, N, HOLD_WRK_S, hold)
-    stop.set()
-    sampler.join()
-    per_stream = (best["kib"] - idle) * 1024 / max(best["open"], 1)
-    log(f"memory per open stream {per_stream / 1024:.1f} KiB ({best['open']} of {N} open: {best['kib'] / 1024:.1f} MiB, {idle / 1024:.1f} MiB before; {held['requests']} held runs ended early)")
-    print(json.dumps({"peer": PEER, "version": VERSION, "server": SERVER, "workload": "serve-memory", "streams": N, "open": best["open"], "idle_kib": idle, "open_kib": best["kib"], "bytes_per_stream": round(per_stream)}), flush=True)
-    wait_closed()
-
     # Throughput and latency.
     url = f"{base}/runs/stream"
-    payload = body("stream")
+    # As tower-adk's server does, a run whose client went away is cancelled.
+    payload = body("stream", on_disconnect="cancel")
     wrk(url, min(10, N), 1, payload)  # warm-up
     rows: dict[int, list[dict]] = {1: [], N: []}
     for round_ in range(1, ROUNDS + 1):
         log(f"round {round_} of {ROUNDS}, load average {load()}")
         for connections in (1, N):
+            wait_idle(pid)
             cpu = cpu_secs(pid)
             r = wrk(url, connections, SECS, payload)
             r["cpu_us_per_run"] = (cpu_secs(pid) - cpu) * 1e6 / max(r["requests"], 1)

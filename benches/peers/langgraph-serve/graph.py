@@ -3,7 +3,7 @@
 `stream`: a scripted fake chat model (no network) whose first turn says `Let me track it.`
 and calls `track` with `{"order": 7}`, and whose second turn streams `Order 7 `,
 `arrives `, `tomorrow.`; `track` answers `in transit` at once. `hold`: the same, but
-`track` waits HOLD_S seconds first (to hold streams open while memory is measured), and
+`track` waits HOLD_S (60) seconds first (to hold streams open while memory is measured), and
 `GET /bench/open` (a custom route of the server) says how many runs are waiting in it
 (held.py).
 The graph is the model/tools loop that `create_agent` builds: a model node, a `ToolNode`,
@@ -31,7 +31,7 @@ from starlette.routing import Route
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import held  # noqa: E402
 
-HOLD_S = 10.0
+HOLD_S = 60.0
 ANSWER = ["Order 7 ", "arrives ", "tomorrow."]
 CALL = {"name": "track", "args": {"order": 7}, "id": "c1", "type": "tool_call"}
 
