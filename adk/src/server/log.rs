@@ -83,10 +83,16 @@ impl Logged {
     }
 }
 
+/// The runs that ended, in the order they ended: each log adds itself when its run ends.
+type Ended = Arc<Mutex<VecDeque<(Instant, Arc<str>)>>>;
+
 /// The logs of the streamed runs, by run id.
 #[derive(Debug, Default)]
 pub(crate) struct RunLogs {
     runs: Mutex<HashMap<Arc<str>, Arc<RunLog>>>,
+    /// What eviction looks at first, so that it does not scan every kept run on every
+    /// new one. It may name runs no longer kept (evicted while they ran): skipped.
+    ended: Ended,
     limits: ReplayLimits,
 }
 
@@ -94,6 +100,7 @@ impl RunLogs {
     pub(crate) fn new(limits: ReplayLimits) -> Self {
         RunLogs {
             runs: Mutex::default(),
+            ended: Ended::default(),
             limits,
         }
     }
@@ -106,6 +113,7 @@ impl RunLogs {
             limit: self.limits.events_per_run,
             state: Mutex::default(),
             changed: Notify::new(),
+            ended: Arc::clone(&self.ended),
         });
         let mut runs = lock(&self.runs);
         self.evict(&mut runs);
@@ -119,16 +127,27 @@ impl RunLogs {
     }
 
     /// Drops the runs that finished too long ago, then the oldest while there are too
-    /// many (finished ones first).
+    /// many (finished ones first, in the order they finished; else a running one). Runs
+    /// in the order they ended, so this costs what it drops, not what it keeps.
     fn evict(&self, runs: &mut HashMap<Arc<str>, Arc<RunLog>>) {
-        let keep = self.limits.keep_finished;
-        runs.retain(|_, log| log.ended_at().is_none_or(|at| at.elapsed() < keep));
+        let mut ended = lock(&self.ended);
+        let now = Instant::now();
+        while let Some((at, _)) = ended.front() {
+            if now.saturating_duration_since(*at) < self.limits.keep_finished {
+                break;
+            }
+            if let Some((_, id)) = ended.pop_front() {
+                runs.remove(&id);
+            }
+        }
         while runs.len() >= self.limits.runs {
-            let oldest = runs
-                .values()
-                .min_by_key(|log| (log.ended_at().is_none(), log.ended_at()))
-                .map(|log| Arc::clone(&log.id));
-            let Some(oldest) = oldest else { break };
+            let oldest = match ended.pop_front() {
+                Some((_, id)) => id,
+                None => match runs.keys().next() {
+                    Some(running) => Arc::clone(running),
+                    None => break,
+                },
+            };
             runs.remove(&oldest);
         }
     }
@@ -142,6 +161,7 @@ pub(crate) struct RunLog {
     limit: usize,
     state: Mutex<LogState>,
     changed: Notify,
+    ended: Ended,
 }
 
 #[derive(Debug, Default)]
@@ -166,10 +186,15 @@ impl RunLog {
             state.events.pop_front();
         }
         state.events.push_back(logged.clone());
-        if event.is_last() {
-            state.ended_at = Some(Instant::now());
+        let ends = event.is_last() && state.ended_at.is_none();
+        let now = Instant::now();
+        if ends {
+            state.ended_at = Some(now);
         }
         drop(state);
+        if ends {
+            lock(&self.ended).push_back((now, Arc::clone(&self.id)));
+        }
         self.changed.notify_waiters();
         logged
     }
@@ -219,4 +244,78 @@ impl RunLog {
 /// Locks, through a panic of another holder: the log stays readable.
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn logs(runs: usize, keep_finished: Duration) -> RunLogs {
+        RunLogs::new(
+            ReplayLimits::default()
+                .runs(runs)
+                .keep_finished(keep_finished),
+        )
+    }
+
+    fn end(log: &RunLog) {
+        log.push(&WireEvent::Error(WireError::new(
+            "failed",
+            "the run failed",
+        )));
+    }
+
+    fn kept(logs: &RunLogs, log: &RunLog) -> bool {
+        logs.get(&log.id).is_some()
+    }
+
+    #[test]
+    fn the_run_that_ended_first_goes_first() {
+        let logs = logs(3, Duration::from_secs(60));
+        let (a, b, c) = (logs.open("x"), logs.open("x"), logs.open("x"));
+        end(&b);
+        end(&a);
+        let d = logs.open("x");
+        assert!(!kept(&logs, &b), "b ended first");
+        assert!(kept(&logs, &a) && kept(&logs, &c) && kept(&logs, &d));
+        let e = logs.open("x");
+        assert!(!kept(&logs, &a), "then a");
+        assert!(kept(&logs, &c) && kept(&logs, &d) && kept(&logs, &e));
+    }
+
+    #[test]
+    fn a_running_run_goes_when_none_ended() {
+        let logs = logs(2, Duration::from_secs(60));
+        let (a, b) = (logs.open("x"), logs.open("x"));
+        let c = logs.open("x");
+        assert_eq!([&a, &b].iter().filter(|l| kept(&logs, l)).count(), 1);
+        assert!(kept(&logs, &c));
+        // The run dropped while running ends later: it is not counted again.
+        end(&a);
+        end(&b);
+        let d = logs.open("x");
+        assert!(kept(&logs, &d));
+        assert_eq!(lock(&logs.runs).len(), 2);
+    }
+
+    #[test]
+    fn finished_runs_expire() {
+        let logs = logs(100, Duration::ZERO);
+        let (a, b) = (logs.open("x"), logs.open("x"));
+        end(&a);
+        let c = logs.open("x");
+        assert!(!kept(&logs, &a), "a ended longer ago than keep_finished");
+        assert!(kept(&logs, &b) && kept(&logs, &c), "b and c still run");
+        assert!(lock(&logs.ended).is_empty());
+    }
+
+    #[test]
+    fn a_cancelled_run_ends_once() {
+        let logs = logs(100, Duration::from_secs(60));
+        let a = logs.open("x");
+        end(&a);
+        a.cancel();
+        assert_eq!(lock(&logs.ended).len(), 1);
+        assert_eq!(a.since(0).0.len(), 1, "no `cancelled` error after the end");
+    }
 }

@@ -1,0 +1,526 @@
+//! Serving over HTTP: streamed runs of the `server` feature's router over loopback, driven
+//! by a real HTTP load generator (`wrk`, Debian's package; `scripts/setup-load` installs
+//! it), side by side with the same agent called in-process.
+//!
+//! ```text
+//! scripts/setup-load
+//! cargo bench --features server --bench serve
+//! ```
+//!
+//! The agent (`stream`): a scripted model whose first turn says `Let me track it.` and
+//! calls `track` with `{"order": 7}`, and whose second turn streams its answer in three
+//! chunks (`Order 7 `, `arrives `, `tomorrow.`); `track` answers `in transit` at once. A
+//! run is `POST /agents/stream/runs` with `{"input": "Where is order 7?"}` and `Accept:
+//! text/event-stream`: 10 SSE events, about 1 KB. `wrk` keeps every connection busy (a
+//! new run as soon as the last one's stream ended); its latency is from the request sent
+//! to the last byte of the stream; a 2xx body without the `completed` event counts as an
+//! error, so do non-2xx answers and socket errors (all must be 0).
+//!
+//! Each round measures, for 1 and for 1,000 at a time: the agent in-process (`agent.run`,
+//! every event read; one task per concurrent caller, on the server's runtime), then the
+//! same runs over HTTP. The server, `wrk` and the in-process callers share the machine's
+//! cores. 3 rounds; the table gives each figure's median. Besides runs per second and
+//! latency, the CPU time this process used per run (user and system, all threads, from
+//! `/proc/self/stat`): over HTTP that is the server's share (wrk is another process); it
+//! moves less than the wall-clock figures when other work shares the machine.
+//!
+//! Before the rounds, the memory per open stream: a second agent (`hold`) whose tool
+//! waits 10 s holds `wrk`'s 1,000 connections open in the tool call (each stream has sent
+//! its first 5 events); the figure is (resident set of this process with all 1,000 open -
+//! resident set before) / 1,000: the connection, the run, its task and its replay log.
+//! `wrk` then closes them, and every run must be cancelled.
+//!
+//! `cargo test --features server --bench serve` (no `--bench` argument) does a quick run
+//! instead: 10 connections for 1 s each, and asserts the same (no errors, runs done,
+//! disconnected runs cancelled); timings are printed, not checked.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod workloads;
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+use tower_adk::server::{ServedAgent, Server};
+use tower_adk::testing::{ScriptedModel, Turn, text_tool};
+use tower_adk::{Agent, AgentEvent, AgentRequest, Tool, ToolInfo, ToolOutput, ToolRequest};
+
+/// The question of every run.
+const INPUT: &str = "Where is order 7?";
+/// The `wrk` script: POSTs the run, checks the streamed body, prints JSON.
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/serve/stream.lua");
+/// How long the `hold` agent's tool keeps its stream open.
+const HOLD: Duration = Duration::from_secs(10);
+
+/// How much to measure: `cargo bench` or the quick run of `cargo test`.
+struct Plan {
+    concurrency: usize,
+    secs: u64,
+    rounds: usize,
+    open_streams: usize,
+}
+
+impl Plan {
+    fn new() -> Self {
+        if std::env::args().any(|arg| arg == "--bench") {
+            Plan {
+                concurrency: 1_000,
+                secs: 10,
+                rounds: 3,
+                open_streams: 1_000,
+            }
+        } else {
+            Plan {
+                concurrency: 10,
+                secs: 1,
+                rounds: 1,
+                open_streams: 10,
+            }
+        }
+    }
+}
+
+/// The scripted model: a tool call, then a streamed answer; the same on every run.
+fn model() -> ScriptedModel {
+    ScriptedModel::per_run([
+        Turn::text("Let me track it.").with_call("c1", "track", json!({"order": 7})),
+        Turn::stream(["Order 7 ", "arrives ", "tomorrow."]),
+    ])
+    .without_records()
+}
+
+fn agent(name: &str, track: Tool) -> Agent {
+    Agent::builder(model())
+        .name(name)
+        .tool(track)
+        .build()
+        .expect("the bench agent builds")
+}
+
+/// Counts the runs inside the `hold` agent's tool; dropped (the run ended or was
+/// cancelled), it counts them out again.
+struct Inside(Arc<AtomicUsize>);
+
+impl Inside {
+    fn enter(open: &Arc<AtomicUsize>) -> Self {
+        open.fetch_add(1, Ordering::SeqCst);
+        Inside(Arc::clone(open))
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// `track` as the `hold` agent has it: answers after [`HOLD`], counted in `open` while it
+/// waits.
+fn holding_track(open: Arc<AtomicUsize>) -> Tool {
+    Tool::from_fn(
+        ToolInfo::new("track", "Tracks an order."),
+        move |_: ToolRequest| {
+            let inside = Inside::enter(&open);
+            async move {
+                tokio::time::sleep(HOLD).await;
+                drop(inside);
+                Ok::<_, std::convert::Infallible>(ToolOutput::new("in transit"))
+            }
+        },
+    )
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+/// Serves `server` on a free port of 127.0.0.1 until the task is aborted.
+fn serve(
+    rt: &tokio::runtime::Runtime,
+    server: Server,
+) -> (SocketAddr, tokio::task::JoinHandle<()>) {
+    let listener = rt
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("a free port on 127.0.0.1");
+    let addr = listener.local_addr().expect("the listener's address");
+    let router = server.into_router();
+    let task = rt.spawn(async move {
+        axum::serve(listener, router)
+            .await
+            .expect("the server runs");
+    });
+    (addr, task)
+}
+
+/// The figures of one measurement.
+#[derive(Debug, Clone, Copy, Default)]
+struct Figures {
+    runs: u64,
+    runs_per_sec: f64,
+    p50_us: f64,
+    p99_us: f64,
+    errors: u64,
+    /// CPU time of this process (the server, or the in-process callers) per run.
+    cpu_us_per_run: f64,
+}
+
+/// `wrk` against `url`: `connections` at a time for `secs`, the body posted each time.
+fn wrk(url: &str, connections: usize, secs: u64) -> (Figures, Value) {
+    let program = std::env::var("WRK").unwrap_or_else(|_| "wrk".to_owned());
+    let threads = connections.clamp(1, 2);
+    let body = json!({ "input": INPUT }).to_string();
+    let output = Command::new(&program)
+        .args([
+            format!("--threads={threads}"),
+            format!("--connections={connections}"),
+            format!("--duration={secs}s"),
+            "--timeout=30s".to_owned(),
+            format!("--script={SCRIPT}"),
+            url.to_owned(),
+        ])
+        .env("SERVE_BODY", body)
+        .env("SERVE_DONE", "event: completed")
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot start `{program}` ({e}): run scripts/setup-load, or set WRK")
+        });
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "wrk failed ({}): {stdout}{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = stdout
+        .lines()
+        .rev()
+        .find_map(|line| serde_json::from_str(line).ok())
+        .unwrap_or_else(|| panic!("no JSON line in wrk's output: {stdout}"));
+    let count = |key: &str| {
+        report[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no {key}: {report}"))
+    };
+    let errors = [
+        "connect",
+        "read",
+        "write",
+        "status",
+        "timeout",
+        "incomplete",
+    ]
+    .iter()
+    .map(|key| count(key))
+    .sum();
+    let secs = count("duration_us") as f64 / 1e6;
+    let figures = Figures {
+        runs: count("requests"),
+        runs_per_sec: count("requests") as f64 / secs,
+        p50_us: count("p50_us") as f64,
+        p99_us: count("p99_us") as f64,
+        errors,
+        cpu_us_per_run: 0.0,
+    };
+    (figures, report)
+}
+
+/// `concurrency` tasks calling the agent in-process for `secs`, each run read to its end.
+async fn in_process(agent: Agent, concurrency: usize, secs: u64) -> Figures {
+    let start = Instant::now();
+    let until = start + Duration::from_secs(secs);
+    let callers: Vec<_> = (0..concurrency)
+        .map(|_| {
+            let agent = agent.clone();
+            tokio::spawn(async move {
+                let (mut latencies, mut errors) = (Vec::new(), 0u64);
+                while Instant::now() < until {
+                    let begun = Instant::now();
+                    let mut run = agent.run(AgentRequest::user(INPUT));
+                    let mut failed = false;
+                    while let Some(event) = run.next().await {
+                        failed |= std::hint::black_box(event).is_err();
+                    }
+                    errors += u64::from(failed);
+                    latencies.push(begun.elapsed().as_micros() as u64);
+                }
+                (latencies, errors)
+            })
+        })
+        .collect();
+    let (mut latencies, mut errors) = (Vec::new(), 0);
+    for caller in futures::future::join_all(callers).await {
+        let (some, failed) = caller.expect("a caller task");
+        latencies.extend(some);
+        errors += failed;
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    latencies.sort_unstable();
+    Figures {
+        runs: latencies.len() as u64,
+        runs_per_sec: latencies.len() as f64 / elapsed,
+        p50_us: percentile(&latencies, 50.0),
+        p99_us: percentile(&latencies, 99.0),
+        errors,
+        cpu_us_per_run: 0.0,
+    }
+}
+
+/// The CPU time this process has used so far (all its threads, user and system), in
+/// seconds: fields 14 and 15 of `/proc/self/stat`, in clock ticks of 1/100 s (Linux's
+/// USER_HZ).
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command name, which is in parentheses: state is the first.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    (ticks(11) + ticks(12)) as f64 / 100.0
+}
+
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let at = (p / 100.0 * (sorted.len() - 1) as f64).round() as usize;
+    sorted[at] as f64
+}
+
+/// The resident set of this process with `streams` streams held open, against before.
+struct Memory {
+    idle_kib: usize,
+    open_kib: usize,
+    open: usize,
+}
+
+/// Holds `streams` streamed runs open (wrk's connections, the `hold` agent's tool
+/// waiting) and samples the resident set; then checks that the runs wrk left behind were
+/// cancelled.
+fn memory_per_stream(rt: &tokio::runtime::Runtime, streams: usize) -> Memory {
+    let open = Arc::new(AtomicUsize::new(0));
+    let server = Server::new().agent(
+        "hold",
+        ServedAgent::new(agent("hold", holding_track(Arc::clone(&open)))),
+    );
+    let (addr, task) = serve(rt, server);
+    let url = format!("http://{addr}/agents/hold/runs");
+    let wait_closed = || {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while open.load(Ordering::SeqCst) > 0 {
+            assert!(
+                Instant::now() < deadline,
+                "{} runs still in their tool 60 s after their clients went away",
+                open.load(Ordering::SeqCst)
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    // A few streams first: the runtime, the allocator and the server warm up.
+    wrk(&url, 10.min(streams), 1);
+    wait_closed();
+    std::thread::sleep(Duration::from_millis(200));
+    let idle_kib = workloads::rss_kib("VmRSS");
+
+    let done = Arc::new(AtomicBool::new(false));
+    let sampler = {
+        let (open, done) = (Arc::clone(&open), Arc::clone(&done));
+        std::thread::spawn(move || {
+            // The largest resident set seen while the most streams were open.
+            let (mut most, mut kib) = (0, 0);
+            while !done.load(Ordering::SeqCst) {
+                let now = open.load(Ordering::SeqCst);
+                let rss = workloads::rss_kib("VmRSS");
+                if now > most || (now == most && rss > kib) {
+                    (most, kib) = (now, rss);
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            (most, kib)
+        })
+    };
+    // Shorter than HOLD: every connection's first run is still in its tool when wrk
+    // closes the connections.
+    let secs = if streams > 100 { 5 } else { 2 };
+    let (figures, _) = wrk(&url, streams, secs);
+    done.store(true, Ordering::SeqCst);
+    let (most, open_kib) = sampler.join().expect("the sampler");
+    assert_eq!(figures.runs, 0, "a held run ended before wrk closed it");
+    assert_eq!(most, streams, "not every connection's run reached the tool");
+    wait_closed();
+    task.abort();
+    Memory {
+        idle_kib,
+        open_kib,
+        open: most,
+    }
+}
+
+/// One run each way, checked: in-process, its events end with `completed` and stream
+/// the answer; over HTTP, the SSE body does too. Returns the body's events and bytes.
+fn check_one_run(rt: &tokio::runtime::Runtime, agent: &Agent, url: &str) -> (usize, usize) {
+    let events: Vec<_> = rt.block_on(agent.run(AgentRequest::user(INPUT)).collect());
+    let events: Vec<_> = events.into_iter().map(|e| e.expect("an event")).collect();
+    let answer: String = events.iter().filter_map(|e| e.text_delta()).collect();
+    assert!(answer.ends_with("Order 7 arrives tomorrow."), "{answer:?}");
+    assert!(matches!(events.last(), Some(AgentEvent::Completed(_))));
+
+    let body = rt.block_on(async {
+        let response = reqwest::Client::new()
+            .post(url)
+            .header("accept", "text/event-stream")
+            .json(&json!({ "input": INPUT }))
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(response.status(), 200);
+        response.text().await.expect("the streamed body")
+    });
+    let kinds: Vec<_> = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("event: "))
+        .collect();
+    assert_eq!(kinds.first(), Some(&"run_started"), "{body}");
+    assert_eq!(kinds.last(), Some(&"completed"), "{body}");
+    assert!(body.contains("tomorrow."), "{body}");
+    (kinds.len(), body.len())
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+fn main() {
+    let plan = Plan::new();
+    assert!(
+        Path::new(SCRIPT).is_file(),
+        "the wrk script {SCRIPT} is missing"
+    );
+    let rt = runtime();
+    println!("serve: load average {} before", load());
+
+    let memory = memory_per_stream(&rt, plan.open_streams);
+    let per_stream = (memory.open_kib.saturating_sub(memory.idle_kib)) * 1024 / memory.open;
+    println!(
+        "serve: memory per open stream {:.1} KiB ({} streams open: resident set {:.1} MiB, \
+         {:.1} MiB before)",
+        per_stream as f64 / 1024.0,
+        memory.open,
+        memory.open_kib as f64 / 1024.0,
+        memory.idle_kib as f64 / 1024.0,
+    );
+
+    let stream = agent("stream", text_tool("track", "in transit"));
+    let (addr, task) = serve(
+        &rt,
+        Server::new().agent("stream", ServedAgent::new(stream.clone())),
+    );
+    let url = format!("http://{addr}/agents/stream/runs");
+    let (events, bytes) = check_one_run(&rt, &stream, &url);
+    println!("serve: one streamed run is {events} SSE events, {bytes} bytes");
+    // Warm-up: the runtime's threads, the allocator, the server's replay log.
+    wrk(&url, plan.concurrency.min(10), 1);
+
+    let rows = [
+        ("in-process, 1 caller", false, 1),
+        ("HTTP (wrk), 1 connection", true, 1),
+        ("in-process, N callers", false, plan.concurrency),
+        ("HTTP (wrk), N connections", true, plan.concurrency),
+    ];
+    let mut all: Vec<Vec<Figures>> = vec![Vec::new(); rows.len()];
+    for round in 1..=plan.rounds {
+        println!(
+            "serve: round {round} of {}, load average {}",
+            plan.rounds,
+            load()
+        );
+        for (i, &(name, http, concurrency)) in rows.iter().enumerate() {
+            let cpu = cpu_secs();
+            let mut figures = if http {
+                let (figures, report) = wrk(&url, concurrency, plan.secs);
+                assert_eq!(figures.errors, 0, "{name}: errors over HTTP: {report}");
+                figures
+            } else {
+                let figures = rt.block_on(in_process(stream.clone(), concurrency, plan.secs));
+                assert_eq!(figures.errors, 0, "{name}: runs failed in-process");
+                figures
+            };
+            assert!(figures.runs > 0, "{name}: no run finished");
+            figures.cpu_us_per_run = (cpu_secs() - cpu) * 1e6 / figures.runs as f64;
+            println!(
+                "  {:<28} c={concurrency:<5} {:>9.0} runs/s  p50 {:>9.3} ms  p99 {:>9.3} ms  \
+                 {:>7.1} µs CPU/run  {} runs, {} errors",
+                name,
+                figures.runs_per_sec,
+                figures.p50_us / 1e3,
+                figures.p99_us / 1e3,
+                figures.cpu_us_per_run,
+                figures.runs,
+                figures.errors
+            );
+            all[i].push(figures);
+        }
+    }
+    task.abort();
+    println!("serve: load average {} after", load());
+
+    let med = |i: usize, f: fn(&Figures) -> f64| median(all[i].iter().map(f).collect());
+    println!(
+        "\nserve: median of {} round(s), {} s each (N = {})\n",
+        plan.rounds, plan.secs, plan.concurrency
+    );
+    println!(
+        "| {:<28} | {:>6} | {:>10} | {:>10} | {:>10} | {:>12} | {:>6} |",
+        "", "c", "runs/s", "p50 ms", "p99 ms", "CPU µs/run", "errors"
+    );
+    println!(
+        "|{:-<30}|{:->8}|{:->12}|{:->12}|{:->12}|{:->14}|{:->8}|",
+        "", "", "", "", "", "", ""
+    );
+    for (i, &(name, _, concurrency)) in rows.iter().enumerate() {
+        let errors: u64 = all[i].iter().map(|f| f.errors).sum();
+        println!(
+            "| {:<28} | {:>6} | {:>10.0} | {:>10.3} | {:>10.3} | {:>12.1} | {:>6} |",
+            name,
+            concurrency,
+            med(i, |f| f.runs_per_sec),
+            med(i, |f| f.p50_us) / 1e3,
+            med(i, |f| f.p99_us) / 1e3,
+            med(i, |f| f.cpu_us_per_run),
+            errors
+        );
+    }
+    for (label, local, http) in [("1", 0, 1), ("N", 2, 3)] {
+        println!(
+            "\nadded latency over HTTP at c={label}: p50 {:+.3} ms, p99 {:+.3} ms",
+            (med(http, |f| f.p50_us) - med(local, |f| f.p50_us)) / 1e3,
+            (med(http, |f| f.p99_us) - med(local, |f| f.p99_us)) / 1e3,
+        );
+    }
+    println!(
+        "memory per open stream: {:.1} KiB ({} open)",
+        per_stream as f64 / 1024.0,
+        memory.open
+    );
+}
