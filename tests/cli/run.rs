@@ -115,6 +115,33 @@ fn one_message_without_a_prompt() {
 }
 
 #[test]
+fn json_prints_each_event_in_the_wire_form_the_server_streams() {
+    let output = crate::support::adk_output(&[
+        "run",
+        "examples/agents/booking.yaml",
+        "--message",
+        "A room in Paris, please.",
+        "--json",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let events: Vec<tower_adk::wire::WireEvent> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind()).collect();
+    assert_eq!(kinds.first(), Some(&"message"), "{kinds:?}");
+    assert!(kinds.contains(&"tool_result"), "{kinds:?}");
+    let deltas = kinds.iter().filter(|k| **k == "text_delta").count();
+    assert_eq!(deltas, 3, "the streamed turn's three chunks: {kinds:?}");
+    assert_eq!(kinds.last(), Some(&"completed"), "{kinds:?}");
+    assert!(events.last().is_some_and(|e| e.is_last()));
+
+    let refused = crate::support::adk_output(&["run", "examples/agents/booking.yaml", "--json"]);
+    assert_eq!(refused.status.code(), Some(2), "--json needs --message");
+}
+
+#[test]
 fn an_approval_edited_at_the_prompt_runs_with_the_new_arguments() {
     let adk = env!("CARGO_BIN_EXE_adk");
     let file = repo_file("tests/cli/agents/desk.yaml");

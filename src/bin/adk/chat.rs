@@ -18,6 +18,7 @@ use tower::ServiceExt;
 use tower_adk::checkpoint::CheckpointId;
 use tower_adk::file::{FileAgent, Role};
 use tower_adk::interrupt::{Decision, PendingInterrupt};
+use tower_adk::wire::WireEvent;
 use tower_adk::{AgentEvent, AgentRequest, AgentResult, RunStatus};
 
 use crate::screen::{self, Screen};
@@ -30,6 +31,7 @@ pub(crate) struct Options {
     pub(crate) role: Option<String>,
     pub(crate) thread: Option<String>,
     pub(crate) message: Option<String>,
+    pub(crate) json: bool,
 }
 
 impl Options {
@@ -49,6 +51,7 @@ impl Options {
             screen: Screen::new(),
             runtime,
             waiting: None,
+            json: self.json,
         };
         match self.message {
             Some(text) => chat.turn(&text),
@@ -81,6 +84,8 @@ struct Chat<'r> {
     screen: Screen,
     runtime: &'r Runtime,
     waiting: Option<Waiting>,
+    /// Events are printed in their wire form, one JSON object per line.
+    json: bool,
 }
 
 impl Chat<'_> {
@@ -134,7 +139,7 @@ impl Chat<'_> {
     fn drive(&mut self, mut request: AgentRequest) -> Result<(), Failure> {
         loop {
             let result = self.run_once(request)?;
-            if result.status != RunStatus::Interrupted {
+            if result.status != RunStatus::Interrupted || self.json {
                 return Ok(());
             }
             let Some(checkpoint) = result.checkpoint else {
@@ -200,9 +205,20 @@ impl Chat<'_> {
         loop {
             tokio::select! {
                 event = run.next() => match event {
+                    Some(Ok(event)) if self.json => {
+                        print_wire(&WireEvent::from(&event));
+                        if let AgentEvent::Completed(result) = event {
+                            return Ended::Result(result);
+                        }
+                    }
                     Some(Ok(AgentEvent::Completed(result))) => return Ended::Result(result),
                     Some(Ok(event)) => self.screen.event(&event),
-                    Some(Err(error)) => return Ended::Failed(error.to_string()),
+                    Some(Err(error)) => {
+                        if self.json {
+                            print_wire(&WireEvent::from(&error));
+                        }
+                        return Ended::Failed(error.to_string());
+                    }
                     None => return Ended::Failed("the run ended without a result".into()),
                 },
                 () = &mut cancel => return Ended::Cancelled,
@@ -310,6 +326,14 @@ impl Chat<'_> {
 }
 
 /// A thread id of its own for a chat that names none.
+/// One event on a line of its own, in its wire form.
+fn print_wire(event: &WireEvent) {
+    match serde_json::to_string(event) {
+        Ok(line) => println!("{line}"),
+        Err(error) => screen::error(format_args!("cannot write an event as JSON: {error}")),
+    }
+}
+
 fn new_thread() -> String {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)

@@ -69,6 +69,11 @@ enum Command {
         /// still asked, from stdin).
         #[arg(long, short, value_name = "TEXT")]
         message: Option<String>,
+        /// With --message: print the run's events in their versioned JSON form (the
+        /// server's, `tower_adk::wire`), one per line, instead of as text. A run that
+        /// stops for a decision ends there (its `completed` event has the checkpoint).
+        #[arg(long, requires = "message")]
+        json: bool,
     },
     /// Serve agent files over HTTP until Ctrl-C
     ///
@@ -134,11 +139,13 @@ fn main() -> ExitCode {
             role,
             thread,
             message,
+            json,
         } => chat::Options {
             file,
             role,
             thread,
             message,
+            json,
         }
         .run(&runtime),
         Command::Serve {
