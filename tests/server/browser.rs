@@ -21,9 +21,9 @@ use futures::StreamExt;
 use futures::stream::{iter, once};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, MutexGuard, Semaphore};
-use tower_adk::server::{BearerTokens, Server};
+use tower_adk::server::{BearerTokens, ServedAgent, Server};
 use tower_adk::testing::{ScriptedModel, Turn, text_tool};
-use tower_adk::{Agent, Tool, ToolInfo};
+use tower_adk::{Agent, AgentConfig, BoxError, Handler, HandlerLayer, RunContext, Tool, ToolInfo};
 
 use super::{Counter, TestServer, asking_tool};
 
@@ -122,6 +122,59 @@ async fn the_page_lists_the_agents_once_given_a_valid_token() {
         .await;
     assert_eq!(options, json!(["bank", "support"]));
     assert!(!browser.is_hidden("#chat").await);
+    browser.close().await;
+}
+
+/// Refuses every caller before the run starts.
+struct Closed;
+
+impl Handler for Closed {
+    async fn before_agent(
+        &self,
+        _: &mut RunContext,
+        _: AgentConfig,
+    ) -> Result<AgentConfig, BoxError> {
+        Err("closed for maintenance".into())
+    }
+}
+
+#[tokio::test]
+async fn an_agent_listed_with_an_error_for_this_caller_is_shown_as_not_available() {
+    let agent = |name: &str| {
+        Agent::builder(ScriptedModel::per_run([Turn::text("Hello.")]))
+            .name(name)
+            .build()
+            .unwrap()
+    };
+    let server = Server::new()
+        .agent(
+            "closed",
+            ServedAgent::new(agent("closed")).layer(HandlerLayer::new(Closed)),
+        )
+        .agent("open", agent("open"))
+        .identify(BearerTokens::new().token("admin-token", Admin))
+        .page(true);
+    let server = TestServer::start(server.into_router()).await;
+    let browser = Browser::open(&server.url("/")).await;
+    browser.type_into("#token", "admin-token").await;
+    browser.click("#connect button").await;
+
+    // `closed` comes first and is chosen: its listing has an error in place of tools.
+    browser.wait_status("2 agent(s) available.").await;
+    let shown = |text: &str| {
+        text.starts_with("(Not available to you: ") && text.contains("closed for maintenance")
+    };
+    browser.wait_until("#description", "why", shown).await;
+    assert!(
+        !browser.text("#thread").await.is_empty(),
+        "a conversation started"
+    );
+    browser.choose_agent("open").await;
+    browser.say("Hi").await;
+    let answered = |text: &str| text.contains("Hello.");
+    browser
+        .wait_until("#transcript", "the answer", answered)
+        .await;
     browser.close().await;
 }
 
