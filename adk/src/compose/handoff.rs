@@ -207,7 +207,10 @@ impl Handoffs {
                 }
             }
             let result = result.ok_or(crate::AgentError::Incomplete)?;
-            let target = (current.name == inner.first.name)
+            // A run stopped at an interrupt hands off only once resumed and its turn
+            // is done: its pending approvals are asked first.
+            let target = (current.name == inner.first.name
+                && result.status != crate::RunStatus::Interrupted)
                 .then(|| inner.transfer(&current, &result))
                 .flatten();
             match target {
