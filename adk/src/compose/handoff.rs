@@ -9,7 +9,7 @@ use futures::StreamExt;
 use serde_json::json;
 use tower::{BoxError, Service};
 
-use super::{Named, next_request, resumed_agent};
+use super::{Named, all_names, next_request, refused, resumed_agent};
 use crate::{
     AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, Finish, Handler, Message,
     Messages, RunContext, Tool, ToolInfo, ToolOutput,
@@ -186,6 +186,7 @@ impl Handoffs {
     pub fn run(&self, request: AgentRequest) -> AgentRun {
         let inner = Arc::clone(&self.inner);
         AgentRun::from_events(async_stream::try_stream! {
+            refused(&request, inner.agents())?;
             let mut template = next_request(&request, Messages::new());
             let agents = std::iter::once(&inner.first).chain(inner.targets.iter().map(|t| &t.0));
             // A resume goes to the agent its interrupts name.
@@ -228,7 +229,19 @@ impl Handoffs {
     }
 }
 
+impl Handoffs {
+    /// Every name of its agents, and of the agents they are made of.
+    pub(crate) fn agent_names(&self) -> Vec<Arc<str>> {
+        all_names(self.inner.agents())
+    }
+}
+
 impl Inner {
+    /// The first agent, then the targets.
+    fn agents(&self) -> impl Iterator<Item = &Named> {
+        std::iter::once(&self.first).chain(self.targets.iter().map(|t| &t.0))
+    }
+
     /// The target the first agent's run transferred to, if it did.
     fn transfer<'a>(&'a self, from: &Named, result: &AgentResult) -> Option<(&'a Named, Handoff)> {
         let record = result

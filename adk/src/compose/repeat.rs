@@ -8,7 +8,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tower::{BoxError, Service};
 
-use super::{InputFn, Named, conversation, next_request, relayed, resumed_agent};
+use super::{InputFn, Named, conversation, next_request, refused, relayed};
 use crate::{
     Agent, AgentConfig, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Finish,
     Handler, Message, Messages, RunContext, RunStatus, Tool, ToolInfo, ToolOutput, ToolRequest,
@@ -126,9 +126,8 @@ impl Loop {
     pub fn run(&self, request: AgentRequest) -> AgentRun {
         let this = self.clone();
         AgentRun::from_events(async_stream::try_stream! {
-            if let Some(body) = resumed_agent(&request, std::iter::once(&this.body)) {
-                body?;
-            }
+            // A resume always resumes the body, whichever agent in it its ids name.
+            refused(&request, std::iter::once(&this.body))?;
             let template = next_request(&request, Messages::new());
             let mut request = Some(request);
             let mut last: Option<Box<AgentResult>> = None;
@@ -136,12 +135,14 @@ impl Loop {
                 let mut input = match (request.take(), &last) {
                     (Some(first), _) => first,
                     (None, Some(previous)) => next_request(&template, this.next_input(previous)),
-                    (None, None) => break,
+                    (None, None) => Err(AgentError::Incomplete)?,
                 };
                 if let Some(name) = &this.stop_tool {
                     input.handlers_mut().push(StopTool(Arc::clone(name)).into());
                 }
                 let mut stopped = false;
+                // The round's own result: a round that ends without one fails the run.
+                let mut result = None;
                 let mut events = relayed(this.body.start(input).await?);
                 while let Some(event) = events.next().await {
                     match event? {
@@ -149,19 +150,25 @@ impl Loop {
                             stopped |= this.is_stop(&event);
                             yield event;
                         }
-                        Err(result) => last = Some(result),
+                        Err(done) => result = Some(done),
                     }
                 }
-                let result = last.as_deref().ok_or(AgentError::Incomplete)?;
-                if stopped
+                let result = result.ok_or(AgentError::Incomplete)?;
+                let done = stopped
                     || result.status == RunStatus::Interrupted
-                    || this.until.as_ref().is_some_and(|until| until(result))
-                {
+                    || this.until.as_ref().is_some_and(|until| until(&result));
+                last = Some(result);
+                if done {
                     break;
                 }
             }
             yield AgentEvent::Completed(last.ok_or(AgentError::Incomplete)?);
         })
+    }
+
+    /// Every name of its body, and of the agents it is made of.
+    pub(crate) fn agent_names(&self) -> Vec<Arc<str>> {
+        self.body.names.to_vec()
     }
 
     /// Whether the event is a successful call of the stop tool.
