@@ -219,3 +219,34 @@ async fn empty_workflows_are_refused_alike() {
     let parallel = Parallel::new().run(AgentRequest::user("go")).await;
     assert!(empty(parallel.unwrap_err()));
 }
+
+#[tokio::test]
+async fn a_resumed_round_counts_as_the_round_it_was() {
+    let refunds = Arc::new(AtomicUsize::new(0));
+    let model = ScriptedModel::new([
+        Turn::text("Draft 1"),
+        Turn::call("c1", "refund", json!({})),
+        Turn::text("Draft 2"),
+        Turn::text("Draft 3"),
+    ]);
+    let writer = Agent::builder(model.clone())
+        .name("writer")
+        .tool(refund_tool(Arc::clone(&refunds)))
+        .checkpoints(MemoryStore::new())
+        .build()
+        .unwrap();
+    let rounds = Loop::new(writer).max_rounds(2);
+
+    let (_, stopped) = drain(rounds.run(AgentRequest::user("Write"))).await;
+    assert_eq!(stopped.status, RunStatus::Interrupted);
+    let resume = AgentRequest::resume(
+        stopped.checkpoint.clone().unwrap(),
+        [("agent:writer/tool:c1", Decision::Approve)],
+    );
+    let (_, done) = drain(rounds.run(resume)).await;
+    // The resumed round was the second and last: no third round.
+    assert_eq!(done.final_message.content(), "Draft 2");
+    assert_eq!(model.calls(), 3);
+    // The loop's bookkeeping does not leak into the result's values.
+    assert!(done.locals.is_empty());
+}

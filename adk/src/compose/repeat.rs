@@ -26,11 +26,18 @@ type UntilFn = Arc<dyn Fn(&AgentResult) -> bool + Send + Sync>;
 ///
 /// - the [`until`](Loop::until) condition holds for a round's result, or
 /// - a model called the [stop tool](Loop::stop_tool) in a round (every agent of the
-///   round gets it; the round ends once the agent that called it is done, with the
-///   `answer` it gave, if any, as its final message), or
+///   round gets it; the run of the agent that called it ends with the `answer` it gave,
+///   if any, as its final message; the rest of the round still runs, e.g. the later
+///   agents of a [`Sequential`](super::Sequential) body, and the loop ends with the
+///   round's result), or
 /// - the round stopped at an interrupt (the loop ends with it; resuming the loop resumes
 ///   the round and goes on), or
 /// - it made [`max_rounds`](Loop::max_rounds) rounds (default [`DEFAULT_MAX_ROUNDS`]).
+///   A resumed round counts as the round it was: the loop's runs keep its number in
+///   their values (checkpointed with them), and the result of a resumed round tells it
+///   when its run is the one that stopped (an agent, or the last agent of the body).
+///   When it cannot tell (say an earlier agent of a `Sequential` body stopped), the
+///   resumed round counts as the first.
 ///
 /// The run's events are every round's; its result is the last round's.
 ///
@@ -129,9 +136,12 @@ impl Loop {
             // A resume always resumes the body, whichever agent in it its ids name.
             refused(&request, std::iter::once(&this.body))?;
             let template = next_request(&request, Messages::new());
+            let mut resumed = request.resume_decisions().is_some();
             let mut request = Some(request);
             let mut last: Option<Box<AgentResult>> = None;
-            for _ in 0..this.max_rounds {
+            let mut round = 0;
+            while round < this.max_rounds {
+                round += 1;
                 let mut input = match (request.take(), &last) {
                     (Some(first), _) => first,
                     (None, Some(previous)) => next_request(&template, this.next_input(previous)),
@@ -139,6 +149,9 @@ impl Loop {
                 };
                 if let Some(name) = &this.stop_tool {
                     input.handlers_mut().push(StopTool(Arc::clone(name)).into());
+                }
+                if !resumed {
+                    input.handlers_mut().push(RoundMark(round).into());
                 }
                 let mut stopped = false;
                 // The round's own result: a round that ends without one fails the run.
@@ -153,7 +166,13 @@ impl Loop {
                         Err(done) => result = Some(done),
                     }
                 }
-                let result = result.ok_or(AgentError::Incomplete)?;
+                let mut result = result.ok_or(AgentError::Incomplete)?;
+                // The round a resumed round was, as its checkpointed values say.
+                let marked = result.locals.remove(ROUND_KEY);
+                if std::mem::take(&mut resumed) {
+                    let marked = marked.and_then(|v| serde_json::from_value::<usize>(v).ok());
+                    round = marked.unwrap_or(round);
+                }
                 let done = stopped
                     || result.status == RunStatus::Interrupted
                     || this.until.as_ref().is_some_and(|until| until(&result));
@@ -184,6 +203,28 @@ impl Loop {
             Some(input) => input(previous),
             None => conversation(previous),
         }
+    }
+}
+
+/// Where a round's runs keep the round's number (1 for the first), so that a resumed
+/// round knows which it was.
+const ROUND_KEY: &str = "tower_adk.loop/round";
+
+/// The handler that marks a round's runs with the round's number.
+struct RoundMark(usize);
+
+impl Handler for RoundMark {
+    fn name(&self) -> Cow<'static, str> {
+        Cow::Borrowed("loop_round")
+    }
+
+    async fn before_agent(
+        &self,
+        cx: &mut RunContext,
+        config: AgentConfig,
+    ) -> Result<AgentConfig, BoxError> {
+        cx.locals_mut().insert(ROUND_KEY, &self.0)?;
+        Ok(config)
     }
 }
 
