@@ -26,8 +26,9 @@ pub const TRANSFER_PREFIX: &str = "transfer_to_";
 ///
 /// It is itself an agent service, so a target may be another `Handoffs` (a chain of
 /// transfers), and it takes tower layers. The transfer tools are added to the first
-/// agent's runs by a request handler, so they pass through its own handlers (a role
-/// filter may remove them).
+/// agent's runs by a request handler pushed last, after the request's and the layers'
+/// handlers, so those handlers do not see them and cannot filter them out: to keep an
+/// agent from handing off to a target, leave the target out.
 ///
 /// # Example
 ///
