@@ -67,7 +67,9 @@ pub enum AgentError {
     ToolFailed(Box<ToolRecord>),
     /// The run's configuration, as the `before_agent` hooks left it, is one the agent
     /// could not have been built with: two tools with the same name, or a tool name
-    /// outside `^[a-zA-Z0-9_-]{1,64}$`.
+    /// outside `^[a-zA-Z0-9_-]{1,64}$`. Or a [composition](crate::compose) refused its
+    /// request before running anything: it has no agents, two of its agents have the same
+    /// name, or the request is on a thread.
     #[error("the run's configuration is invalid: {0}")]
     Config(#[source] BuildError),
     /// The run took longer than the agent's run timeout; everything in flight was
@@ -311,4 +313,16 @@ pub enum BuildError {
     /// The iteration limit is zero.
     #[error("max iterations must be at least 1")]
     ZeroIterations,
+    /// A [workflow](crate::compose) has no agents.
+    #[error("the workflow has no agents")]
+    EmptyWorkflow,
+    /// Two agents of a [workflow](crate::compose) have the same name, so a resume could
+    /// not tell which one its interrupt ids address.
+    #[error("two agents of the workflow are named `{0}`")]
+    DuplicateAgent(String),
+    /// A [composition](crate::compose) was given a request on a thread: its agents run
+    /// one request each, and none of them holds the thread, so it is refused rather than
+    /// dropped. Give the thread to the agents themselves.
+    #[error("a composition does not run on a thread (`{0}`)")]
+    CompositionOnThread(String),
 }

@@ -129,3 +129,44 @@ async fn last_n_history_never_starts_with_a_tool_result() {
     assert_eq!(seen.len(), 1, "{seen:?}");
     assert_eq!(seen[0].content(), "You are billing.");
 }
+
+#[tokio::test]
+async fn a_transfer_called_with_a_gated_tool_waits_for_the_approval_then_hands_off() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tower_adk::RunStatus;
+    use tower_adk::checkpoint::MemoryStore;
+    use tower_adk::interrupt::Decision;
+
+    let refunds = Arc::new(AtomicUsize::new(0));
+    let triage = ScriptedModel::new([Turn::call("c1", "refund", json!({})).with_call(
+        "c2",
+        "transfer_to_billing",
+        json!({}),
+    )]);
+    let billing = ScriptedModel::new([Turn::text("Billing here.")]);
+    let triage_agent = Agent::builder(triage.clone())
+        .name("triage")
+        .tool(crate::interrupts::refund_tool(Arc::clone(&refunds)))
+        .checkpoints(MemoryStore::new())
+        .build()
+        .unwrap();
+    let desk =
+        Handoffs::new("triage", triage_agent).to("billing", "Refunds", agent("billing", &billing));
+
+    let (_, stopped) = drain(desk.run(AgentRequest::user("Refund me"))).await;
+    // The approval is asked before anything hands off.
+    assert_eq!(stopped.status, RunStatus::Interrupted);
+    assert_eq!(stopped.interrupts[0].id, "agent:triage/tool:c1");
+    assert_eq!(billing.calls(), 0);
+
+    let resume = AgentRequest::resume(
+        stopped.checkpoint.clone().unwrap(),
+        [("agent:triage/tool:c1", Decision::Approve)],
+    );
+    let (_, done) = drain(desk.run(resume)).await;
+    assert_eq!(refunds.load(Ordering::SeqCst), 1);
+    assert_eq!(done.status, RunStatus::Completed);
+    assert_eq!(done.final_message.content(), "Billing here.");
+    assert_eq!(billing.calls(), 1);
+}

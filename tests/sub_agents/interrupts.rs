@@ -15,7 +15,7 @@ use tower_adk::{
 use crate::drain;
 
 /// A refund tool that asks first, and counts how many refunds it made.
-fn refund_tool(made: Arc<AtomicUsize>) -> Tool {
+pub(crate) fn refund_tool(made: Arc<AtomicUsize>) -> Tool {
     Tool::from_fn(
         ToolInfo::new("refund", "Refunds an invoice"),
         move |request: ToolRequest| {

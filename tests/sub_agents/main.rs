@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agent_tool;
+mod edges;
 mod handoff;
 mod interrupts;
 mod workflows;

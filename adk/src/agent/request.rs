@@ -138,9 +138,12 @@ impl AgentRequest {
         Some(&self.origin.as_ref()?.resume.as_ref()?.1)
     }
 
-    /// The run's handlers in order: the layers', then the request's own.
-    pub(crate) fn all_handlers(&self) -> impl Iterator<Item = &BoxHandler> {
-        self.layer_handlers.iter().chain(&self.handlers)
+    /// Copies another request's handlers, the layers' and its own apart, so a run of
+    /// this request sees them in the same order as a run of that one.
+    pub(crate) fn copy_handlers_from(&mut self, from: &AgentRequest) {
+        self.layer_handlers
+            .extend(from.layer_handlers.iter().cloned());
+        self.handlers.extend(from.handlers.iter().cloned());
     }
 
     pub(crate) fn push_layer_handler(&mut self, handler: BoxHandler) {

@@ -96,9 +96,10 @@ impl AgentTool {
         AgentTool::named(name, agent)
     }
 
-    /// Any agent service (an agent behind layers, a composition) as a tool named `name`.
-    /// The name is also how the caller's run addresses the agent's interrupts; make it
-    /// the agent's own name if it has one.
+    /// Any agent service (an agent behind layers, a composition) as a tool named `name`
+    /// (the name the model calls it by). The agent's interrupts surface in the caller's
+    /// run as `agent:CALLER/tool:CALL_ID/` followed by the agent's own ids (which start
+    /// with its own name, `agent:NAME/...`), whatever the tool's name.
     pub fn named<S>(name: impl Into<Arc<str>>, agent: S) -> Self
     where
         S: Service<AgentRequest, Response = AgentRun> + Clone + Send + Sync + 'static,

@@ -9,7 +9,7 @@ use futures::StreamExt;
 use serde_json::json;
 use tower::{BoxError, Service};
 
-use super::{Named, next_request, resumed_agent};
+use super::{Named, all_names, next_request, refused, resumed_agent};
 use crate::{
     AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, Finish, Handler, Message,
     Messages, RunContext, Tool, ToolInfo, ToolOutput,
@@ -26,8 +26,9 @@ pub const TRANSFER_PREFIX: &str = "transfer_to_";
 ///
 /// It is itself an agent service, so a target may be another `Handoffs` (a chain of
 /// transfers), and it takes tower layers. The transfer tools are added to the first
-/// agent's runs by a request handler, so they pass through its own handlers (a role
-/// filter may remove them).
+/// agent's runs by a request handler pushed last, after the request's and the layers'
+/// handlers, so those handlers do not see them and cannot filter them out: to keep an
+/// agent from handing off to a target, leave the target out.
 ///
 /// # Example
 ///
@@ -186,6 +187,7 @@ impl Handoffs {
     pub fn run(&self, request: AgentRequest) -> AgentRun {
         let inner = Arc::clone(&self.inner);
         AgentRun::from_events(async_stream::try_stream! {
+            refused(&request, inner.agents())?;
             let mut template = next_request(&request, Messages::new());
             let agents = std::iter::once(&inner.first).chain(inner.targets.iter().map(|t| &t.0));
             // A resume goes to the agent its interrupts name.
@@ -207,7 +209,10 @@ impl Handoffs {
                 }
             }
             let result = result.ok_or(crate::AgentError::Incomplete)?;
-            let target = (current.name == inner.first.name)
+            // A run stopped at an interrupt hands off only once resumed and its turn
+            // is done: its pending approvals are asked first.
+            let target = (current.name == inner.first.name
+                && result.status != crate::RunStatus::Interrupted)
                 .then(|| inner.transfer(&current, &result))
                 .flatten();
             match target {
@@ -225,7 +230,19 @@ impl Handoffs {
     }
 }
 
+impl Handoffs {
+    /// Every name of its agents, and of the agents they are made of.
+    pub(crate) fn agent_names(&self) -> Vec<Arc<str>> {
+        all_names(self.inner.agents())
+    }
+}
+
 impl Inner {
+    /// The first agent, then the targets.
+    fn agents(&self) -> impl Iterator<Item = &Named> {
+        std::iter::once(&self.first).chain(self.targets.iter().map(|t| &t.0))
+    }
+
     /// The target the first agent's run transferred to, if it did.
     fn transfer<'a>(&'a self, from: &Named, result: &AgentResult) -> Option<(&'a Named, Handoff)> {
         let record = result

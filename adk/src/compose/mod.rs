@@ -5,7 +5,13 @@
 //! layers, or another composition) and answers each request with one [`AgentRun`], whose
 //! events are those of the agents it runs, in order, and whose result is the
 //! composition's. So compositions nest, take tower layers, and stand wherever an agent
-//! does (a server route, an [`AwaitRun`](crate::AwaitRun), another composition).
+//! service does (an [`AwaitRun`](crate::AwaitRun), another composition). A server route
+//! takes an [`Agent`], not a composition.
+//!
+//! A composition refuses, with [`AgentError::Config`] and before running anything, a
+//! request on a thread (its agents run a request each and none of them would hold the
+//! thread: give the thread to an agent itself), and a workflow refuses to run with no
+//! agents or with two agents of the same name.
 //!
 //! - [`AgentTool`] (or [`Agent::as_tool`]) makes an agent a streaming [`Tool`] of another:
 //!   the caller's extensions (identity, role) pass down, its events reach the caller's
@@ -114,7 +120,62 @@ where
 #[derive(Clone)]
 pub(crate) struct Named {
     pub(crate) name: Arc<str>,
+    /// Its name and the names of the agents it is made of, when it is a composition
+    /// (not behind a layer): the names its interrupt ids may start with.
+    pub(crate) names: Arc<[Arc<str>]>,
     pub(crate) agent: BoxAgent,
+}
+
+/// The names of the agents a composition (or an [`Agent`]) is made of, found by its type.
+fn contained_names(agent: &dyn std::any::Any) -> Vec<Arc<str>> {
+    if let Some(agent) = agent.downcast_ref::<crate::Agent>() {
+        vec![Arc::from(agent.name())]
+    } else if let Some(sequential) = agent.downcast_ref::<Sequential>() {
+        sequential.agent_names()
+    } else if let Some(parallel) = agent.downcast_ref::<Parallel>() {
+        parallel.agent_names()
+    } else if let Some(repeat) = agent.downcast_ref::<Loop>() {
+        repeat.agent_names()
+    } else if let Some(handoffs) = agent.downcast_ref::<Handoffs>() {
+        handoffs.agent_names()
+    } else {
+        Vec::new()
+    }
+}
+
+/// Every name of these agents, for a composition made of them.
+pub(crate) fn all_names<'a>(agents: impl IntoIterator<Item = &'a Named>) -> Vec<Arc<str>> {
+    agents
+        .into_iter()
+        .flat_map(|named| named.names.iter().cloned())
+        .collect()
+}
+
+/// Refuses, before anything runs, a request on a thread, and a workflow with no agents
+/// or with two agents of the same name.
+pub(crate) fn refused<'a>(
+    request: &AgentRequest,
+    agents: impl IntoIterator<Item = &'a Named>,
+) -> Result<(), AgentError> {
+    use crate::BuildError;
+    if let Some(thread) = request.thread() {
+        return Err(AgentError::Config(BuildError::CompositionOnThread(
+            thread.to_owned(),
+        )));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for named in agents {
+        if seen.contains(&&*named.name) {
+            return Err(AgentError::Config(BuildError::DuplicateAgent(
+                named.name.to_string(),
+            )));
+        }
+        seen.push(&named.name);
+    }
+    if seen.is_empty() {
+        return Err(AgentError::Config(BuildError::EmptyWorkflow));
+    }
+    Ok(())
 }
 
 impl Named {
@@ -124,8 +185,14 @@ impl Named {
         S::Error: Into<BoxError>,
         S::Future: Send + 'static,
     {
+        let name = name.into();
+        let mut names = contained_names(&agent);
+        if !names.contains(&name) {
+            names.insert(0, Arc::clone(&name));
+        }
         Named {
-            name: name.into(),
+            name,
+            names: names.into(),
             agent: boxed(agent),
         }
     }
@@ -160,7 +227,7 @@ pub(crate) fn resumed_agent<'a>(
         .collect();
     let found = agents
         .into_iter()
-        .find(|named| names.iter().any(|n| *n == &*named.name));
+        .find(|named| names.iter().any(|n| named.names.iter().any(|m| **m == **n)));
     Some(found.ok_or_else(|| {
         let names = names.join(", ");
         let error = if names.is_empty() {
@@ -186,7 +253,7 @@ pub(crate) fn passed_down(extensions: &http::Extensions) -> http::Extensions {
 pub(crate) fn next_request(from: &AgentRequest, messages: crate::Messages) -> AgentRequest {
     let mut request = AgentRequest::new(messages);
     *request.extensions_mut() = passed_down(from.extensions());
-    request.handlers_mut().extend(from.all_handlers().cloned());
+    request.copy_handlers_from(from);
     request
 }
 

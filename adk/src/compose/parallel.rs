@@ -6,7 +6,7 @@ use futures::StreamExt;
 use futures::stream::{self, BoxStream};
 use tower::{BoxError, Service};
 
-use super::{Named, next_request, relayed, resumed_agent};
+use super::{Named, all_names, next_request, refused, relayed, resumed_agent};
 use crate::{
     Agent, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Locals, Message, Messages,
     RunStatus,
@@ -21,9 +21,12 @@ type MergeFn = Arc<dyn Fn(&[Branch]) -> Message + Send + Sync>;
 /// the merge function makes from the branches' results (default: each branch's answer
 /// under its name), the request's messages followed by it, every branch's tool records
 /// (branch by branch), and the sums of their iterations and model calls. It is
-/// [`Interrupted`](RunStatus::Interrupted) with every branch's interrupts when one of them
-/// stopped at an interrupt, and the checkpoint of the first such branch (resuming it
-/// resumes that branch alone, whose result is then the run's), or [`Degraded`](RunStatus::Degraded) when one was. A failing branch fails
+/// [`Interrupted`](RunStatus::Interrupted) when one of them stopped at an interrupt,
+/// with the interrupts and the checkpoint of the first such branch: resuming it resumes
+/// that branch alone, whose result is then the run's. Other branches that stopped at an
+/// interrupt end there: their interrupts are not listed and cannot be resumed (their
+/// events still showed them). It is [`Degraded`](RunStatus::Degraded) when a branch
+/// was. A failing branch fails
 /// the run, and the others are cancelled.
 ///
 /// # Example
@@ -64,7 +67,8 @@ pub struct Branch {
 }
 
 impl Parallel {
-    /// A workflow with no branches yet (it must get one before it runs).
+    /// A workflow with no branches yet (it must get one before it runs: a run of an
+    /// empty one fails with [`AgentError::Config`]).
     pub fn new() -> Self {
         Parallel::default()
     }
@@ -101,6 +105,7 @@ impl Parallel {
     pub fn run(&self, request: AgentRequest) -> AgentRun {
         let this = self.clone();
         AgentRun::from_events(async_stream::try_stream! {
+            refused(&request, this.branches.iter())?;
             if let Some(branch) = resumed_agent(&request, this.branches.iter()) {
                 let mut events = relayed(branch?.start(request).await?);
                 while let Some(event) = events.next().await {
@@ -145,6 +150,11 @@ impl Parallel {
         })
     }
 
+    /// Every name of its branches, and of the agents they are made of.
+    pub(crate) fn agent_names(&self) -> Vec<Arc<str>> {
+        all_names(self.branches.iter())
+    }
+
     /// The run's result from its branches'.
     fn merged(&self, input: Messages, branches: &[Branch]) -> AgentResult {
         let final_message = match &self.merge {
@@ -152,7 +162,10 @@ impl Parallel {
             None => answers(branches),
         };
         let results = || branches.iter().map(|b| &b.result);
-        let status = if results().any(|r| r.status == RunStatus::Interrupted) {
+        // The interrupts that can be resumed: those of the first interrupted branch,
+        // whose checkpoint the result carries.
+        let interrupted = results().find(|r| r.status == RunStatus::Interrupted);
+        let status = if interrupted.is_some() {
             RunStatus::Interrupted
         } else if results().any(|r| r.status == RunStatus::Degraded) {
             RunStatus::Degraded
@@ -171,12 +184,10 @@ impl Parallel {
             iterations: results().map(|r| r.iterations).sum(),
             model_calls: results().map(|r| r.model_calls).sum(),
             locals: Locals::default(),
-            interrupts: results()
-                .flat_map(|r| r.interrupts.iter().cloned())
-                .collect(),
-            checkpoint: results()
-                .find(|r| r.status == RunStatus::Interrupted)
-                .and_then(|r| r.checkpoint.clone()),
+            interrupts: interrupted
+                .map(|r| r.interrupts.clone())
+                .unwrap_or_default(),
+            checkpoint: interrupted.and_then(|r| r.checkpoint.clone()),
         }
     }
 }

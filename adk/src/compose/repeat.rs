@@ -8,7 +8,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tower::{BoxError, Service};
 
-use super::{InputFn, Named, conversation, next_request, relayed, resumed_agent};
+use super::{InputFn, Named, conversation, next_request, refused, relayed};
 use crate::{
     Agent, AgentConfig, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Finish,
     Handler, Message, Messages, RunContext, RunStatus, Tool, ToolInfo, ToolOutput, ToolRequest,
@@ -26,11 +26,18 @@ type UntilFn = Arc<dyn Fn(&AgentResult) -> bool + Send + Sync>;
 ///
 /// - the [`until`](Loop::until) condition holds for a round's result, or
 /// - a model called the [stop tool](Loop::stop_tool) in a round (every agent of the
-///   round gets it; the round ends once the agent that called it is done, with the
-///   `answer` it gave, if any, as its final message), or
+///   round gets it; the run of the agent that called it ends with the `answer` it gave,
+///   if any, as its final message; the rest of the round still runs, e.g. the later
+///   agents of a [`Sequential`](super::Sequential) body, and the loop ends with the
+///   round's result), or
 /// - the round stopped at an interrupt (the loop ends with it; resuming the loop resumes
 ///   the round and goes on), or
 /// - it made [`max_rounds`](Loop::max_rounds) rounds (default [`DEFAULT_MAX_ROUNDS`]).
+///   A resumed round counts as the round it was: the loop's runs keep its number in
+///   their values (checkpointed with them), and the result of a resumed round tells it
+///   when its run is the one that stopped (an agent, or the last agent of the body).
+///   When it cannot tell (say an earlier agent of a `Sequential` body stopped), the
+///   resumed round counts as the first.
 ///
 /// The run's events are every round's; its result is the last round's.
 ///
@@ -126,22 +133,29 @@ impl Loop {
     pub fn run(&self, request: AgentRequest) -> AgentRun {
         let this = self.clone();
         AgentRun::from_events(async_stream::try_stream! {
-            if let Some(body) = resumed_agent(&request, std::iter::once(&this.body)) {
-                body?;
-            }
+            // A resume always resumes the body, whichever agent in it its ids name.
+            refused(&request, std::iter::once(&this.body))?;
             let template = next_request(&request, Messages::new());
+            let mut resumed = request.resume_decisions().is_some();
             let mut request = Some(request);
             let mut last: Option<Box<AgentResult>> = None;
-            for _ in 0..this.max_rounds {
+            let mut round = 0;
+            while round < this.max_rounds {
+                round += 1;
                 let mut input = match (request.take(), &last) {
                     (Some(first), _) => first,
                     (None, Some(previous)) => next_request(&template, this.next_input(previous)),
-                    (None, None) => break,
+                    (None, None) => Err(AgentError::Incomplete)?,
                 };
                 if let Some(name) = &this.stop_tool {
                     input.handlers_mut().push(StopTool(Arc::clone(name)).into());
                 }
+                if !resumed {
+                    input.handlers_mut().push(RoundMark(round).into());
+                }
                 let mut stopped = false;
+                // The round's own result: a round that ends without one fails the run.
+                let mut result = None;
                 let mut events = relayed(this.body.start(input).await?);
                 while let Some(event) = events.next().await {
                     match event? {
@@ -149,19 +163,31 @@ impl Loop {
                             stopped |= this.is_stop(&event);
                             yield event;
                         }
-                        Err(result) => last = Some(result),
+                        Err(done) => result = Some(done),
                     }
                 }
-                let result = last.as_deref().ok_or(AgentError::Incomplete)?;
-                if stopped
+                let mut result = result.ok_or(AgentError::Incomplete)?;
+                // The round a resumed round was, as its checkpointed values say.
+                let marked = result.locals.remove(ROUND_KEY);
+                if std::mem::take(&mut resumed) {
+                    let marked = marked.and_then(|v| serde_json::from_value::<usize>(v).ok());
+                    round = marked.unwrap_or(round);
+                }
+                let done = stopped
                     || result.status == RunStatus::Interrupted
-                    || this.until.as_ref().is_some_and(|until| until(result))
-                {
+                    || this.until.as_ref().is_some_and(|until| until(&result));
+                last = Some(result);
+                if done {
                     break;
                 }
             }
             yield AgentEvent::Completed(last.ok_or(AgentError::Incomplete)?);
         })
+    }
+
+    /// Every name of its body, and of the agents it is made of.
+    pub(crate) fn agent_names(&self) -> Vec<Arc<str>> {
+        self.body.names.to_vec()
     }
 
     /// Whether the event is a successful call of the stop tool.
@@ -177,6 +203,28 @@ impl Loop {
             Some(input) => input(previous),
             None => conversation(previous),
         }
+    }
+}
+
+/// Where a round's runs keep the round's number (1 for the first), so that a resumed
+/// round knows which it was.
+const ROUND_KEY: &str = "tower_adk.loop/round";
+
+/// The handler that marks a round's runs with the round's number.
+struct RoundMark(usize);
+
+impl Handler for RoundMark {
+    fn name(&self) -> Cow<'static, str> {
+        Cow::Borrowed("loop_round")
+    }
+
+    async fn before_agent(
+        &self,
+        cx: &mut RunContext,
+        config: AgentConfig,
+    ) -> Result<AgentConfig, BoxError> {
+        cx.locals_mut().insert(ROUND_KEY, &self.0)?;
+        Ok(config)
     }
 }
 

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use futures::StreamExt;
 use tower::{BoxError, Service};
 
-use super::{InputFn, Named, conversation, next_request, relayed, resumed_agent};
+use super::{
+    InputFn, Named, all_names, conversation, next_request, refused, relayed, resumed_agent,
+};
 use crate::{
     Agent, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Messages, RunStatus,
 };
@@ -29,7 +31,8 @@ pub struct Sequential {
 }
 
 impl Sequential {
-    /// A workflow with no agents yet (it must get one before it runs).
+    /// A workflow with no agents yet (it must get one before it runs: a run of an empty
+    /// one fails with [`AgentError::Config`]).
     pub fn new() -> Self {
         Sequential::default()
     }
@@ -66,6 +69,7 @@ impl Sequential {
     pub fn run(&self, request: AgentRequest) -> AgentRun {
         let this = self.clone();
         AgentRun::from_events(async_stream::try_stream! {
+            refused(&request, this.steps.iter())?;
             let template = next_request(&request, Messages::new());
             let start = match resumed_agent(&request, this.steps.iter()) {
                 Some(step) => {
@@ -76,27 +80,36 @@ impl Sequential {
             };
             let mut request = Some(request);
             let mut last: Option<Box<AgentResult>> = None;
-            for (index, step) in this.steps.iter().enumerate().skip(start) {
+            for step in this.steps.iter().skip(start) {
                 let input = match (request.take(), &last) {
                     (Some(first), _) => first,
                     (None, Some(previous)) => next_request(&template, this.next_input(previous)),
-                    (None, None) => break,
+                    (None, None) => Err(AgentError::Incomplete)?,
                 };
+                // Each step's own result: a step that ends without one fails the run.
+                let mut result = None;
                 let mut events = relayed(step.start(input).await?);
                 while let Some(event) = events.next().await {
                     match event? {
                         Ok(event) => yield event,
-                        Err(result) => last = Some(result),
+                        Err(done) => result = Some(done),
                     }
                 }
-                let result = last.as_ref().ok_or(AgentError::Incomplete)?;
-                if result.status == RunStatus::Interrupted || index + 1 == this.steps.len() {
+                let result = result.ok_or(AgentError::Incomplete)?;
+                let interrupted = result.status == RunStatus::Interrupted;
+                last = Some(result);
+                if interrupted {
                     break;
                 }
             }
             let result = last.ok_or(AgentError::Incomplete)?;
             yield AgentEvent::Completed(result);
         })
+    }
+
+    /// Every name of its agents, and of the agents they are made of.
+    pub(crate) fn agent_names(&self) -> Vec<Arc<str>> {
+        all_names(self.steps.iter())
     }
 
     fn next_input(&self, previous: &AgentResult) -> Messages {

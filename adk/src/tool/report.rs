@@ -105,7 +105,9 @@ impl ToolReport {
 
     /// Whether the events are read: `false` once the run that streams the call is only
     /// awaited for its result (or the call's output is joined whole), so a tool can
-    /// skip making them. Known from the first poll of the stream on.
+    /// skip making them. It may turn `false` after the stream was first polled (a
+    /// retried or drained call is known unread only then), and never turns back: check it
+    /// before making each event, not once at the start.
     pub fn is_read(&self) -> bool {
         !self.lock().unread
     }
