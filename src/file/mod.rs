@@ -90,7 +90,9 @@
 //! ```
 //!
 //! Strings may use `${VAR}` (`$${` for a literal `${`), and settings `{env: VAR}`: a
-//! variable that is not set is a problem of the file, named.
+//! variable that is not set is a problem of the file, named. This holds for every text
+//! (the prompt, descriptions, reasons, notes, scripted turns, URLs), not for names (of
+//! the agent, tools, slots, slot values, scripted call ids), which are taken as written.
 //!
 //! # Roles
 //!

@@ -340,3 +340,29 @@ fn a_scripted_turn_with_both_text_and_stream() {
     let found = problems("model: {provider: scripted, turns: [{text: a, stream: [b]}]}\n");
     assert_eq!(places(&found), [(Conflict, 1, 55)]);
 }
+
+#[test]
+fn an_unset_variable_in_any_text_is_reported_where_it_is() {
+    let text = "\
+model:
+  provider: scripted
+  turns: [{text: '${ADK_UNSET_TURN}'}]
+prompt: \"Hello ${ADK_TEST_NAME}\"
+handlers:
+  - envelope: {note: '${ADK_UNSET_NOTE}'}
+  - policy: {deny: {refund: '${ADK_UNSET_REASON}'}}
+  - task_completed: {description: '${ADK_UNSET_DESCRIPTION}'}
+";
+    let found = problems_with(text, &registry());
+    assert_eq!(
+        places(&found),
+        [
+            (MissingEnv, 3, 18),
+            (MissingEnv, 4, 9),
+            (MissingEnv, 6, 22),
+            (MissingEnv, 7, 30),
+            (MissingEnv, 8, 35),
+        ]
+    );
+    assert!(found[1].message().contains("ADK_TEST_NAME"), "{}", found[1].message());
+}

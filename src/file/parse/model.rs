@@ -47,7 +47,7 @@ pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>,
         options.seed = walk.count(node, 0);
     }
     if let Some(node) = fields.get("stop") {
-        options.stop = walk.list(node, Walk::plain_string);
+        options.stop = walk.list(node, Walk::string);
     }
     let provider = walk
         .required(&fields, "provider", "`model`")
@@ -119,12 +119,12 @@ fn scripted_turn(
     fields: &crate::file::yaml::Fields<'_, '_>,
 ) -> Option<Turn> {
     if let Some(node) = fields.get("error") {
-        return walk.plain_string(node).map(Turn::error);
+        return walk.string(node).map(Turn::error);
     }
-    let text = fields.get("text").and_then(|n| walk.plain_string(n));
+    let text = fields.get("text").and_then(|n| walk.string(n));
     let stream = fields
         .get("stream")
-        .map(|node| walk.list(node, |walk, node| walk.plain_string(node)));
+        .map(|node| walk.list(node, Walk::string));
     if let (Some(_), Some(node)) = (&text, fields.get("stream")) {
         let message = "a scripted turn has `text` or `stream`, not both";
         walk.at(node, ProblemKind::Conflict, message);
