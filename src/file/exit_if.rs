@@ -42,9 +42,16 @@ impl ExitIf {
                     continue;
                 }
             };
-            let mut referenced: Vec<String> =
-                expression.undeclared_variables(true).into_iter().collect();
-            referenced.sort();
+            // Nested names come as paths (`slots.city.lower` for `slots.city.lower()`):
+            // the slot is the segment after `slots.`.
+            let referenced: std::collections::BTreeSet<String> = expression
+                .undeclared_variables(true)
+                .into_iter()
+                .map(|variable| match variable.strip_prefix("slots.") {
+                    Some(path) => format!("slots.{}", path.split('.').next().unwrap_or(path)),
+                    None => variable,
+                })
+                .collect();
             for variable in referenced {
                 let Some(slot) = variable.strip_prefix("slots.") else {
                     if variable != "slots" {

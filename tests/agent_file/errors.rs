@@ -366,3 +366,15 @@ handlers:
     );
     assert!(found[1].message().contains("ADK_TEST_NAME"), "{}", found[1].message());
 }
+
+#[test]
+fn exit_if_may_call_a_method_on_a_slot() {
+    let slots = "handlers:\n  - slots:\n      slots: [{name: city}]\n      exit_if:";
+    let fine = format!("{MODEL}{slots} [\"slots.city.lower() == 'paris'\"]\n");
+    read_with(&fine, &Registry::new(), &[]).unwrap_or_else(|errors| panic!("{errors}"));
+    let wrong = format!("{MODEL}{slots} [\"slots.cty.lower() == 'paris'\"]\n");
+    let found = problems(&wrong);
+    assert_eq!(places(&found), [(InvalidValue, 5, 16)]);
+    assert!(found[0].message().contains("`cty`"), "{}", found[0].message());
+    assert_eq!(found[0].suggestion(), Some("city"));
+}

@@ -504,3 +504,14 @@ async fn the_prompt_substitutes_environment_variables() {
     let seen = agent.scripted_model().expect("scripted").requests();
     assert_eq!(seen[0].messages[0].content(), "Hello Ada, 2");
 }
+
+#[tokio::test]
+async fn exit_if_may_call_a_method_on_a_slot() {
+    let text = format!(
+        "{}handlers:\n  - slots:\n      slots: [{{name: city}}, {{name: note}}]\n      exit_if: [\"slots.city is not none and slots.city.lower() == 'paris'\"]\n",
+        scripted("[{call: {tool: set_slot_city, arguments: {value: Paris}}}, {text: never}]")
+    );
+    let agent = agent(&text, &Registry::new()).await;
+    run(&agent, user("Paris")).await.expect("runs");
+    assert_eq!(agent.scripted_model().expect("scripted").calls(), 1);
+}
