@@ -374,7 +374,7 @@ fn exit_if_may_call_a_method_on_a_slot() {
     read_with(&fine, &Registry::new(), &[]).unwrap_or_else(|errors| panic!("{errors}"));
     let wrong = format!("{MODEL}{slots} [\"slots.cty.lower() == 'paris'\"]\n");
     let found = problems(&wrong);
-    assert_eq!(places(&found), [(InvalidValue, 5, 16)]);
+    assert_eq!(places(&found), [(InvalidValue, 5, 17)]);
     assert!(found[0].message().contains("`cty`"), "{}", found[0].message());
     assert_eq!(found[0].suggestion(), Some("city"));
 }
