@@ -46,7 +46,7 @@
 //! description: Answers questions.    # for listings, and `{{ description }}` in the prompt
 //! model:
 //!   provider: openai                 # openai | scripted | registered
-//!   name: gpt-4o-mini                # the model's name (openai), or the registered name
+//!   name: gpt-4o-mini                # the model's name (openai; default: OPENAI_MODEL), or the registered name
 //!   base_url: ${LLM_BASE_URL}        # default: OPENAI_BASE_URL, else OpenAI's
 //!   api_key: {env: OPENAI_API_KEY}   # default: OPENAI_API_KEY
 //!   temperature: 0.2                 # also: max_tokens, top_p, seed, stop, stream

@@ -104,6 +104,11 @@ impl<'e> Walk<'e> {
         }
     }
 
+    /// A variable of the environment the file is read with.
+    pub(crate) fn var(&self, name: &str) -> Option<String> {
+        (self.env)(name)
+    }
+
     pub(crate) fn problem(&mut self, problem: Problem) {
         self.problems.push(problem);
     }
@@ -274,8 +279,9 @@ impl<'e> Walk<'e> {
         self.count(node, min).and_then(|n| usize::try_from(n).ok())
     }
 
-    pub(crate) fn u32(&mut self, node: &Node<'_>) -> Option<u32> {
-        let n = self.count(node, 0)?;
+    /// A whole number of at least `min` that fits in a `u32`.
+    pub(crate) fn u32(&mut self, node: &Node<'_>, min: u64) -> Option<u32> {
+        let n = self.count(node, min)?;
         let converted = u32::try_from(n).ok();
         if converted.is_none() {
             self.at(node, ProblemKind::InvalidValue, "too large");

@@ -195,7 +195,7 @@ fn unknown_handlers_tools_and_models_list_what_is_registered() {
 
 #[test]
 fn missing_environment_variables_are_named_in_each_form() {
-    let text = "model:\n  provider: openai\n  base_url: ${ADK_TEST_URL}/v1\n  api_key: {env: ADK_TEST_KEY}\n";
+    let text = "model:\n  provider: openai\n  base_url: ${ADK_TEST_URL}/v1\n  api_key: {env: ADK_TEST_KEY}\n  name: m\n";
     let found: Vec<_> = problems(text)
         .into_iter()
         .filter(|p| p.kind() != NotEnabled)
@@ -377,4 +377,52 @@ fn exit_if_may_call_a_method_on_a_slot() {
     assert_eq!(places(&found), [(InvalidValue, 5, 17)]);
     assert!(found[0].message().contains("`cty`"), "{}", found[0].message());
     assert_eq!(found[0].suggestion(), Some("city"));
+}
+
+#[test]
+fn an_empty_mcp_command_is_a_problem_at_the_command() {
+    let text = format!("{MODEL}mcp_servers:\n  - name: files\n    command: []\n");
+    let found: Vec<_> = problems(&text)
+        .into_iter()
+        .filter(|p| p.kind() != NotEnabled)
+        .collect();
+    assert_eq!(places(&found), [(InvalidValue, 4, 14)]);
+    assert!(found[0].message().contains("an empty command"), "{}", found[0].message());
+}
+
+#[test]
+fn max_tokens_too_large_or_zero_is_a_problem() {
+    let text = "model:\n  provider: scripted\n  turns: [{text: hi}]\n  max_tokens: 99999999999\n";
+    let found = problems(text);
+    assert_eq!(places(&found), [(InvalidValue, 4, 15)]);
+    assert_eq!(found[0].message(), "too large");
+    let zero = text.replace("99999999999", "0");
+    assert_eq!(places(&problems(&zero)), [(InvalidValue, 4, 15)]);
+}
+
+#[test]
+fn a_registered_model_refuses_the_other_providers_settings() {
+    let text = "model:\n  provider: registered\n  name: m\n  per_run: true\n  stream: true\n  base_url: http://x\n  api_key: k\n";
+    let found = problems(text);
+    assert_eq!(
+        places(&found),
+        [(Conflict, 4, 12), (Conflict, 5, 11), (Conflict, 6, 13), (Conflict, 7, 12)]
+    );
+    assert_eq!(
+        found[0].message(),
+        "`per_run` is not a setting of the `registered` provider"
+    );
+}
+
+#[test]
+fn an_openai_model_without_a_name_is_a_problem_unless_openai_model_is_set() {
+    let text = "model:\n  provider: openai\n  api_key: k\n";
+    let found: Vec<_> = problems(text)
+        .into_iter()
+        .filter(|p| p.kind() != NotEnabled)
+        .collect();
+    assert_eq!(places(&found), [(MissingKey, 2, 3)]);
+    assert!(found[0].message().contains("`name`"), "{}", found[0].message());
+    read_with(text, &Registry::new(), &[("OPENAI_MODEL", "m")])
+        .unwrap_or_else(|errors| panic!("{errors}"));
 }

@@ -141,7 +141,7 @@ fn settings(walk: &mut Walk<'_>, top: &Fields<'_, '_>, spec: &mut Spec) {
         spec.tool_timeout = walk.duration(node);
     }
     if let Some(node) = top.get("mcp_connection_retries") {
-        spec.mcp_connection_retries = walk.u32(node);
+        spec.mcp_connection_retries = walk.u32(node, 0);
     }
     if let Some(node) = top.get("filler_messages") {
         spec.filler_messages = walk.bool(node);
