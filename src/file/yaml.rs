@@ -23,12 +23,9 @@ pub(crate) struct Spanned<T> {
     pub(crate) width: usize,
 }
 
-/// Where a node starts; saphyr counts columns from 0, people from 1.
+/// Where a node starts.
 pub(crate) fn location(node: &Node<'_>) -> Location {
-    Location {
-        line: node.span.start.line(),
-        column: node.span.start.col() + 1,
-    }
+    Location::from_marker(node.span.start)
 }
 
 /// How many characters of its line a node covers (at least 1).
