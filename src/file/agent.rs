@@ -230,10 +230,9 @@ impl FileAgent {
         if let Some(role) = role {
             request = request.with_extension(Role::new(role));
         }
-        let outcome = HandlersLayer {
-            handlers: Arc::clone(&self.service.handlers),
-        }
-        .layer(probe)
+        let outcome = self
+            .handlers_layer()
+            .layer(probe)
         .call(request)
         .await?
         .await;

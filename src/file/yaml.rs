@@ -325,7 +325,8 @@ impl<'e> Walk<'e> {
         }
     }
 
-    /// A list, each item read by `item`; a single item stands for a list of one.
+    /// A list, each item read by `item`; nothing (`~` or no value) is an empty list, and
+    /// anything else (a single item too) is a problem: write `[item]` for a list of one.
     pub(crate) fn list<'a, 'n, T>(
         &mut self,
         node: &'a Node<'n>,
