@@ -26,7 +26,9 @@ impl ExitIf {
         slots: &[Slot],
         problems: &mut Vec<Problem>,
     ) -> Self {
-        let environment = Environment::new();
+        let mut environment = Environment::new();
+        // Python's methods, as Jinja users write them: `slots.city.lower()`.
+        environment.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
         let names: Vec<String> = slots.iter().map(|s| s.name().to_owned()).collect();
         for condition in conditions {
             let problem = |message: String| {

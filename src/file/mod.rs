@@ -105,6 +105,7 @@
 //!
 //! Each `exit_if` condition is a Jinja expression over `slots` (each slot's value, or
 //! `none` while unset), checked after each slot is set: the run ends when any holds.
+//! Python's string methods may be called (`slots.city.lower() == 'paris'`).
 //! Without `exit_if`, it ends when every slot is set. Conditions are compiled, and the
 //! slots they name checked, when the file is read.
 //!

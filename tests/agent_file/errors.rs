@@ -368,7 +368,7 @@ handlers:
             (MissingEnv, 3, 18),
             (MissingEnv, 4, 9),
             (MissingEnv, 6, 22),
-            (MissingEnv, 7, 30),
+            (MissingEnv, 7, 29),
             (MissingEnv, 8, 35),
         ]
     );
@@ -414,10 +414,16 @@ fn a_registered_model_refuses_the_other_providers_settings() {
     let found = problems(text);
     assert_eq!(
         places(&found),
-        [(Conflict, 4, 12), (Conflict, 5, 11), (Conflict, 6, 13), (Conflict, 7, 12)]
+        [
+            (UnknownModel, 3, 9),
+            (Conflict, 4, 12),
+            (Conflict, 5, 11),
+            (Conflict, 6, 13),
+            (Conflict, 7, 12)
+        ]
     );
     assert_eq!(
-        found[0].message(),
+        found[1].message(),
         "`per_run` is not a setting of the `registered` provider"
     );
 }

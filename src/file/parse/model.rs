@@ -130,6 +130,10 @@ fn scripted_turn(
     let stream = fields
         .get("stream")
         .map(|node| walk.list(node, Walk::string));
+    if (fields.has("text") && text.is_none()) || (fields.has("stream") && stream.is_none()) {
+        // Its problem is reported (e.g. a variable that is not set).
+        return None;
+    }
     if let (Some(_), Some(node)) = (&text, fields.get("stream")) {
         let message = "a scripted turn has `text` or `stream`, not both";
         walk.at(node, ProblemKind::Conflict, message);
