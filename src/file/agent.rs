@@ -233,9 +233,9 @@ impl FileAgent {
         let outcome = self
             .handlers_layer()
             .layer(probe)
-        .call(request)
-        .await?
-        .await;
+            .call(request)
+            .await?
+            .await;
         let Some(seen) = model.requests().into_iter().next() else {
             return Err(outcome
                 .err()

@@ -28,7 +28,8 @@ impl ExitIf {
     ) -> Self {
         let mut environment = Environment::new();
         // Python's methods, as Jinja users write them: `slots.city.lower()`.
-        environment.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+        environment
+            .set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
         let names: Vec<String> = slots.iter().map(|s| s.name().to_owned()).collect();
         for condition in conditions {
             let problem = |message: String| {

@@ -372,7 +372,11 @@ handlers:
             (MissingEnv, 8, 35),
         ]
     );
-    assert!(found[1].message().contains("ADK_TEST_NAME"), "{}", found[1].message());
+    assert!(
+        found[1].message().contains("ADK_TEST_NAME"),
+        "{}",
+        found[1].message()
+    );
 }
 
 #[test]
@@ -383,7 +387,11 @@ fn exit_if_may_call_a_method_on_a_slot() {
     let wrong = format!("{MODEL}{slots} [\"slots.cty.lower() == 'paris'\"]\n");
     let found = problems(&wrong);
     assert_eq!(places(&found), [(InvalidValue, 5, 17)]);
-    assert!(found[0].message().contains("`cty`"), "{}", found[0].message());
+    assert!(
+        found[0].message().contains("`cty`"),
+        "{}",
+        found[0].message()
+    );
     assert_eq!(found[0].suggestion(), Some("city"));
 }
 
@@ -395,7 +403,11 @@ fn an_empty_mcp_command_is_a_problem_at_the_command() {
         .filter(|p| p.kind() != NotEnabled)
         .collect();
     assert_eq!(places(&found), [(InvalidValue, 4, 14)]);
-    assert!(found[0].message().contains("an empty command"), "{}", found[0].message());
+    assert!(
+        found[0].message().contains("an empty command"),
+        "{}",
+        found[0].message()
+    );
 }
 
 #[test]
@@ -436,7 +448,11 @@ fn an_openai_model_without_a_name_is_a_problem_unless_openai_model_is_set() {
         .filter(|p| p.kind() != NotEnabled)
         .collect();
     assert_eq!(places(&found), [(MissingKey, 2, 3)]);
-    assert!(found[0].message().contains("`name`"), "{}", found[0].message());
+    assert!(
+        found[0].message().contains("`name`"),
+        "{}",
+        found[0].message()
+    );
     if cfg!(feature = "openai") {
         read_with(text, &Registry::new(), &[("OPENAI_MODEL", "m")])
             .unwrap_or_else(|errors| panic!("{errors}"));
