@@ -73,7 +73,11 @@ pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>,
                 walk.at(node, ProblemKind::MissingKey, message);
             }
             Some(ModelSpec::OpenAi {
-                name: fields.get("name").and_then(|n| walk.string(n)),
+                // OPENAI_MODEL from the environment the file is read with.
+                name: match fields.get("name") {
+                    Some(node) => walk.string(node),
+                    None => walk.var("OPENAI_MODEL"),
+                },
                 base_url: fields.get("base_url").and_then(|n| walk.string(n)),
                 api_key: fields.get("api_key").and_then(|n| walk.string(n)),
                 stream: fields.get("stream").and_then(|n| walk.bool(n)),
