@@ -230,13 +230,12 @@ impl FileAgent {
         if let Some(role) = role {
             request = request.with_extension(Role::new(role));
         }
-        let outcome = HandlersLayer {
-            handlers: Arc::clone(&self.service.handlers),
-        }
-        .layer(probe)
-        .call(request)
-        .await?
-        .await;
+        let outcome = self
+            .handlers_layer()
+            .layer(probe)
+            .call(request)
+            .await?
+            .await;
         let Some(seen) = model.requests().into_iter().next() else {
             return Err(outcome
                 .err()

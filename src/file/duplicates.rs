@@ -45,10 +45,7 @@ pub(crate) fn duplicate_keys(text: &str) -> Vec<Problem> {
                 if let (true, Some(Frame::Mapping { keys, .. })) = (is_key, stack.last_mut())
                     && !keys.insert(value.to_string())
                 {
-                    let at = Location {
-                        line: span.start.line(),
-                        column: span.start.col() + 1,
-                    };
+                    let at = Location::from_marker(span.start);
                     let message = format!("the key `{value}` is given twice here: keep one");
                     problems.push(
                         Problem::new(ProblemKind::DuplicateKey, at, message)

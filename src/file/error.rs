@@ -27,6 +27,16 @@ pub struct Location {
     pub column: usize,
 }
 
+impl Location {
+    /// Where a parser's marker points; saphyr counts columns from 0, people from 1.
+    pub(crate) fn from_marker(marker: saphyr_parser::Marker) -> Self {
+        Location {
+            line: marker.line(),
+            column: marker.col() + 1,
+        }
+    }
+}
+
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.line, self.column)
@@ -226,10 +236,11 @@ impl FileErrors {
         let Location { line, column } = problem.location;
         let gutter = " ".repeat(line.to_string().len());
         writeln!(f, "error[{}]: {}", problem.kind.code(), problem.message)?;
-        writeln!(f, "{gutter}--> {}:{line}:{column}", self.file)?;
         if line == 0 {
-            return Ok(());
+            // Not a place in the text (the file could not be read at all).
+            return writeln!(f, "{gutter}--> {}", self.file);
         }
+        writeln!(f, "{gutter}--> {}:{line}:{column}", self.file)?;
         let source = self.source_line(line);
         let room = source.chars().count().saturating_sub(column - 1).max(1);
         let marks = "^".repeat(problem.width.min(room));

@@ -26,7 +26,10 @@ impl ExitIf {
         slots: &[Slot],
         problems: &mut Vec<Problem>,
     ) -> Self {
-        let environment = Environment::new();
+        let mut environment = Environment::new();
+        // Python's methods, as Jinja users write them: `slots.city.lower()`.
+        environment
+            .set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
         let names: Vec<String> = slots.iter().map(|s| s.name().to_owned()).collect();
         for condition in conditions {
             let problem = |message: String| {
@@ -42,9 +45,16 @@ impl ExitIf {
                     continue;
                 }
             };
-            let mut referenced: Vec<String> =
-                expression.undeclared_variables(true).into_iter().collect();
-            referenced.sort();
+            // Nested names come as paths (`slots.city.lower` for `slots.city.lower()`):
+            // the slot is the segment after `slots.`.
+            let referenced: std::collections::BTreeSet<String> = expression
+                .undeclared_variables(true)
+                .into_iter()
+                .map(|variable| match variable.strip_prefix("slots.") {
+                    Some(path) => format!("slots.{}", path.split('.').next().unwrap_or(path)),
+                    None => variable,
+                })
+                .collect();
             for variable in referenced {
                 let Some(slot) = variable.strip_prefix("slots.") else {
                     if variable != "slots" {

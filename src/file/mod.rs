@@ -46,7 +46,7 @@
 //! description: Answers questions.    # for listings, and `{{ description }}` in the prompt
 //! model:
 //!   provider: openai                 # openai | scripted | registered
-//!   name: gpt-4o-mini                # the model's name (openai), or the registered name
+//!   name: gpt-4o-mini                # the model's name (openai; default: OPENAI_MODEL), or the registered name
 //!   base_url: ${LLM_BASE_URL}        # default: OPENAI_BASE_URL, else OpenAI's
 //!   api_key: {env: OPENAI_API_KEY}   # default: OPENAI_API_KEY
 //!   temperature: 0.2                 # also: max_tokens, top_p, seed, stop, stream
@@ -90,7 +90,9 @@
 //! ```
 //!
 //! Strings may use `${VAR}` (`$${` for a literal `${`), and settings `{env: VAR}`: a
-//! variable that is not set is a problem of the file, named.
+//! variable that is not set is a problem of the file, named. This holds for every text
+//! (the prompt, descriptions, reasons, notes, scripted turns, URLs), not for names (of
+//! the agent, tools, slots, slot values, scripted call ids), which are taken as written.
 //!
 //! # Roles
 //!
@@ -103,6 +105,7 @@
 //!
 //! Each `exit_if` condition is a Jinja expression over `slots` (each slot's value, or
 //! `none` while unset), checked after each slot is set: the run ends when any holds.
+//! Python's string methods may be called (`slots.city.lower() == 'paris'`).
 //! Without `exit_if`, it ends when every slot is set. Conditions are compiled, and the
 //! slots they name checked, when the file is read.
 //!

@@ -90,14 +90,12 @@ impl<'r> FileReader<'r> {
     }
 
     fn read(self, text: &str, name: String, base: Option<&Path>) -> Result<AgentFile, FileErrors> {
+        // A byte order mark is not part of the first key (and not a column).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let source: Arc<str> = Arc::from(text);
         let fail = |problems| FileErrors::new(name.clone(), Arc::clone(&source), problems);
         let documents = MarkedYaml::load_from_str(text).map_err(|error| {
-            let at = error.marker();
-            let location = Location {
-                line: at.line(),
-                column: at.col() + 1,
-            };
+            let location = Location::from_marker(*error.marker());
             let message = format!("not valid YAML: {}", error.info());
             fail(vec![Problem::new(ProblemKind::Syntax, location, message)])
         })?;

@@ -23,12 +23,9 @@ pub(crate) struct Spanned<T> {
     pub(crate) width: usize,
 }
 
-/// Where a node starts; saphyr counts columns from 0, people from 1.
+/// Where a node starts.
 pub(crate) fn location(node: &Node<'_>) -> Location {
-    Location {
-        line: node.span.start.line(),
-        column: node.span.start.col() + 1,
-    }
+    Location::from_marker(node.span.start)
 }
 
 /// How many characters of its line a node covers (at least 1).
@@ -102,6 +99,11 @@ impl<'e> Walk<'e> {
             problems: Vec::new(),
             env,
         }
+    }
+
+    /// A variable of the environment the file is read with.
+    pub(crate) fn var(&self, name: &str) -> Option<String> {
+        (self.env)(name)
     }
 
     pub(crate) fn problem(&mut self, problem: Problem) {
@@ -274,8 +276,9 @@ impl<'e> Walk<'e> {
         self.count(node, min).and_then(|n| usize::try_from(n).ok())
     }
 
-    pub(crate) fn u32(&mut self, node: &Node<'_>) -> Option<u32> {
-        let n = self.count(node, 0)?;
+    /// A whole number of at least `min` that fits in a `u32`.
+    pub(crate) fn u32(&mut self, node: &Node<'_>, min: u64) -> Option<u32> {
+        let n = self.count(node, min)?;
         let converted = u32::try_from(n).ok();
         if converted.is_none() {
             self.at(node, ProblemKind::InvalidValue, "too large");
@@ -322,7 +325,8 @@ impl<'e> Walk<'e> {
         }
     }
 
-    /// A list, each item read by `item`; a single item stands for a list of one.
+    /// A list, each item read by `item`; nothing (`~` or no value) is an empty list, and
+    /// anything else (a single item too) is a problem: write `[item]` for a list of one.
     pub(crate) fn list<'a, 'n, T>(
         &mut self,
         node: &'a Node<'n>,

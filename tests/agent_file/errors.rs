@@ -195,7 +195,7 @@ fn unknown_handlers_tools_and_models_list_what_is_registered() {
 
 #[test]
 fn missing_environment_variables_are_named_in_each_form() {
-    let text = "model:\n  provider: openai\n  base_url: ${ADK_TEST_URL}/v1\n  api_key: {env: ADK_TEST_KEY}\n";
+    let text = "model:\n  provider: openai\n  base_url: ${ADK_TEST_URL}/v1\n  api_key: {env: ADK_TEST_KEY}\n  name: m\n";
     let found: Vec<_> = problems(text)
         .into_iter()
         .filter(|p| p.kind() != NotEnabled)
@@ -321,10 +321,18 @@ fn an_agent_file_that_cannot_be_read_is_one_problem_naming_it() {
     let errors = AgentFile::from_path("no/such/agent.yaml").expect_err("no file");
     assert_eq!(errors.file(), "no/such/agent.yaml");
     assert_eq!(places(errors.problems()), [(UnreadableFile, 0, 0)]);
-    assert!(
-        errors.to_string().contains("--> no/such/agent.yaml"),
-        "{errors}"
-    );
+    let shown = errors.to_string();
+    assert!(shown.contains("--> no/such/agent.yaml\n"), "{shown}");
+    assert!(!shown.contains(":0:0"), "{shown}");
+}
+
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_first_key() {
+    let text = format!("\u{feff}name: booking\n{MODEL}");
+    let file = read_with(&text, &Registry::new(), &[]).unwrap_or_else(|errors| panic!("{errors}"));
+    assert_eq!(file.name(), "booking");
+    let wrong = format!("\u{feff}nme: booking\n{MODEL}");
+    assert_eq!(places(&problems(&wrong)), [(UnknownKey, 1, 1)]);
 }
 
 #[test]
@@ -339,4 +347,114 @@ fn a_file_that_is_not_a_mapping_or_holds_two_documents() {
 fn a_scripted_turn_with_both_text_and_stream() {
     let found = problems("model: {provider: scripted, turns: [{text: a, stream: [b]}]}\n");
     assert_eq!(places(&found), [(Conflict, 1, 55)]);
+}
+
+#[test]
+fn an_unset_variable_in_any_text_is_reported_where_it_is() {
+    let text = "\
+model:
+  provider: scripted
+  turns: [{text: '${ADK_UNSET_TURN}'}]
+prompt: \"Hello ${ADK_TEST_NAME}\"
+handlers:
+  - envelope: {note: '${ADK_UNSET_NOTE}'}
+  - policy: {deny: {refund: '${ADK_UNSET_REASON}'}}
+  - task_completed: {description: '${ADK_UNSET_DESCRIPTION}'}
+";
+    let found = problems_with(text, &registry());
+    assert_eq!(
+        places(&found),
+        [
+            (MissingEnv, 3, 18),
+            (MissingEnv, 4, 9),
+            (MissingEnv, 6, 22),
+            (MissingEnv, 7, 29),
+            (MissingEnv, 8, 35),
+        ]
+    );
+    assert!(
+        found[1].message().contains("ADK_TEST_NAME"),
+        "{}",
+        found[1].message()
+    );
+}
+
+#[test]
+fn exit_if_may_call_a_method_on_a_slot() {
+    let slots = "handlers:\n  - slots:\n      slots: [{name: city}]\n      exit_if:";
+    let fine = format!("{MODEL}{slots} [\"slots.city.lower() == 'paris'\"]\n");
+    read_with(&fine, &Registry::new(), &[]).unwrap_or_else(|errors| panic!("{errors}"));
+    let wrong = format!("{MODEL}{slots} [\"slots.cty.lower() == 'paris'\"]\n");
+    let found = problems(&wrong);
+    assert_eq!(places(&found), [(InvalidValue, 5, 17)]);
+    assert!(
+        found[0].message().contains("`cty`"),
+        "{}",
+        found[0].message()
+    );
+    assert_eq!(found[0].suggestion(), Some("city"));
+}
+
+#[test]
+fn an_empty_mcp_command_is_a_problem_at_the_command() {
+    let text = format!("{MODEL}mcp_servers:\n  - name: files\n    command: []\n");
+    let found: Vec<_> = problems(&text)
+        .into_iter()
+        .filter(|p| p.kind() != NotEnabled)
+        .collect();
+    assert_eq!(places(&found), [(InvalidValue, 4, 14)]);
+    assert!(
+        found[0].message().contains("an empty command"),
+        "{}",
+        found[0].message()
+    );
+}
+
+#[test]
+fn max_tokens_too_large_or_zero_is_a_problem() {
+    let text = "model:\n  provider: scripted\n  turns: [{text: hi}]\n  max_tokens: 99999999999\n";
+    let found = problems(text);
+    assert_eq!(places(&found), [(InvalidValue, 4, 15)]);
+    assert_eq!(found[0].message(), "too large");
+    let zero = text.replace("99999999999", "0");
+    assert_eq!(places(&problems(&zero)), [(InvalidValue, 4, 15)]);
+}
+
+#[test]
+fn a_registered_model_refuses_the_other_providers_settings() {
+    let text = "model:\n  provider: registered\n  name: m\n  per_run: true\n  stream: true\n  base_url: http://x\n  api_key: k\n";
+    let found = problems(text);
+    assert_eq!(
+        places(&found),
+        [
+            (UnknownModel, 3, 9),
+            (Conflict, 4, 12),
+            (Conflict, 5, 11),
+            (Conflict, 6, 13),
+            (Conflict, 7, 12)
+        ]
+    );
+    assert_eq!(
+        found[1].message(),
+        "`per_run` is not a setting of the `registered` provider"
+    );
+}
+
+#[test]
+fn an_openai_model_without_a_name_is_a_problem_unless_openai_model_is_set() {
+    let text = "model:\n  provider: openai\n  api_key: k\n";
+    let found: Vec<_> = problems(text)
+        .into_iter()
+        .filter(|p| p.kind() != NotEnabled)
+        .collect();
+    assert_eq!(places(&found), [(MissingKey, 2, 3)]);
+    assert!(
+        found[0].message().contains("`name`"),
+        "{}",
+        found[0].message()
+    );
+    if cfg!(feature = "openai") {
+        read_with(text, &Registry::new(), &[("OPENAI_MODEL", "m")])
+            .unwrap_or_else(|errors| panic!("{errors}"));
+    }
 }

@@ -484,3 +484,34 @@ async fn a_streamed_scripted_turn_arrives_in_its_chunks() {
         .collect();
     assert_eq!(deltas, ["Order 7 ", "arrives ", "tomorrow."]);
 }
+
+#[tokio::test]
+async fn the_prompt_substitutes_environment_variables() {
+    let text = format!(
+        "{}prompt: \"Hello ${{ADK_TEST_NAME}}, {{{{ 1 + 1 }}}}\"\n",
+        scripted("[{text: ok}]")
+    );
+    let registry = Registry::new();
+    let vars = [("ADK_TEST_NAME", "Ada")];
+    let file = super::support::read_with(&text, &registry, &vars).expect("reads");
+    let agent = file
+        .load(&registry)
+        .await
+        .expect("loads")
+        .build()
+        .expect("builds");
+    run(&agent, user("hi")).await.expect("runs");
+    let seen = agent.scripted_model().expect("scripted").requests();
+    assert_eq!(seen[0].messages[0].content(), "Hello Ada, 2");
+}
+
+#[tokio::test]
+async fn exit_if_may_call_a_method_on_a_slot() {
+    let text = format!(
+        "{}handlers:\n  - slots:\n      slots: [{{name: city}}, {{name: note}}]\n      exit_if: [\"slots.city is not none and slots.city.lower() == 'paris'\"]\n",
+        scripted("[{call: {tool: set_slot_city, arguments: {value: Paris}}}, {text: never}]")
+    );
+    let agent = agent(&text, &Registry::new()).await;
+    run(&agent, user("Paris")).await.expect("runs");
+    assert_eq!(agent.scripted_model().expect("scripted").calls(), 1);
+}

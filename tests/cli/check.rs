@@ -169,3 +169,13 @@ fn check_names_the_missing_variables_of_a_file() {
     assert!(stderr.contains("error[missing_env]"), "{stderr}");
     assert!(stderr.contains("MCP_PYTHON"), "{stderr}");
 }
+
+#[test]
+fn check_does_not_call_ready_a_file_whose_prompt_does_not_render() {
+    let output = adk_output(&["check", "tests/cli/agents/unrendered.yaml"]);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(!stdout.contains("ready"), "{stdout}");
+    assert!(!stdout.contains('✓'), "{stdout}");
+    assert!(stderr.contains("unrendered"), "{stderr}");
+}

@@ -176,3 +176,45 @@ fn an_approval_edited_at_the_prompt_runs_with_the_new_arguments() {
     term.press("C-d");
     assert_eq!(term.wait_exit(), 0, "{}", term.screen());
 }
+
+#[test]
+fn the_approval_prompt_offers_only_the_decisions_the_file_allows() {
+    let adk = env!("CARGO_BIN_EXE_adk");
+    let file = repo_file("tests/cli/agents/strict.yaml");
+    let term = Terminal::start(adk, &["run", file.to_str().expect("a UTF-8 path")]);
+    term.wait_for("Chatting with `strict`");
+    term.type_line("A double room");
+    let screen = term.wait_for("approve? [y/n] ");
+    assert!(!screen.contains("e(dit)"), "{screen}");
+    // Editing is not offered: `e` is asked again.
+    term.type_line("e");
+    term.wait_for_count("approve? [y/n] ", 2);
+    term.type_line("y");
+    // Setting the only slot ends the run.
+    term.wait_for("✓ set_slot_room");
+    term.type_line("/exit");
+    assert_eq!(term.wait_exit(), 0, "{}", term.screen());
+}
+
+#[test]
+fn one_message_left_at_an_approval_shows_where_the_run_waits() {
+    let output = crate::support::adk_output(&[
+        "run",
+        "tests/cli/agents/strict.yaml",
+        "--thread",
+        "t-strict",
+        "--message",
+        "A double room",
+    ]);
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(1), "{shown}");
+    assert!(
+        shown.contains("the run waits for a decision on thread t-strict at checkpoint "),
+        "{shown}"
+    );
+    assert!(!shown.contains("next message"), "{shown}");
+}

@@ -52,6 +52,7 @@ impl Options {
             runtime,
             waiting: None,
             json: self.json,
+            one_message: self.message.is_some(),
         };
         match self.message {
             Some(text) => chat.turn(&text),
@@ -86,6 +87,8 @@ struct Chat<'r> {
     waiting: Option<Waiting>,
     /// Events are printed in their wire form, one JSON object per line.
     json: bool,
+    /// `--message`: one message, no next one to ask again with.
+    one_message: bool,
 }
 
 impl Chat<'_> {
@@ -178,10 +181,18 @@ impl Chat<'_> {
     }
 
     /// The request that resumes a run with the person's decisions; when they cancel,
-    /// the run keeps waiting (its thread too), and is asked about again first thing.
+    /// the run keeps waiting (its thread too), and is asked about again first thing
+    /// (with `--message`, there is no next message: where it waits is shown instead).
     fn answer(&mut self, waiting: Waiting) -> Result<AgentRequest, Failure> {
         match self.decide(&waiting.interrupts) {
             Some(decisions) => Ok(AgentRequest::resume(waiting.checkpoint, decisions)),
+            None if self.one_message => {
+                self.screen.note(format_args!(
+                    "unanswered: the run waits for a decision on thread {} at checkpoint {}",
+                    self.thread, waiting.checkpoint
+                ));
+                Err(Failure::Run)
+            }
             None => {
                 self.screen.note(format_args!(
                     "cancelled (the reply waits for a decision, asked again with the next message)"
@@ -245,15 +256,13 @@ impl Chat<'_> {
                     payload["arguments"],
                     payload["description"].as_str().unwrap_or("run it?")
                 ));
-                let allowed = |name: &str| match payload["allowed"].as_array() {
-                    Some(list) => list.iter().any(|a| a == name),
-                    None => true,
-                };
-                self.approve(allowed("edit").then_some(&payload["arguments"]))
+                let offer = Offer::of(std::slice::from_ref(payload));
+                self.approve(offer, &payload["arguments"])
             }
             // The calls of one turn, answered alike.
             Some("approvals") => {
-                for call in payload["calls"].as_array().into_iter().flatten() {
+                let calls = payload["calls"].as_array().map_or(&[][..], Vec::as_slice);
+                for call in calls {
                     self.screen.ask(format_args!(
                         "{} {}: {}",
                         call["tool"].as_str().unwrap_or("a tool"),
@@ -261,7 +270,12 @@ impl Chat<'_> {
                         call["description"].as_str().unwrap_or("run it?")
                     ));
                 }
-                self.approve(None)
+                // One answer for calls with different arguments: no editing.
+                let offer = Offer {
+                    edit: false,
+                    ..Offer::of(calls)
+                };
+                self.approve(offer, &Value::Null)
             }
             // A question from a tool or a handler: the answer is the result.
             _ => {
@@ -277,18 +291,15 @@ impl Chat<'_> {
         }
     }
 
-    /// Asks "approve? [y/n/e(dit)]" until the answer is one of them; `arguments` are
-    /// the call's, when editing is allowed.
-    fn approve(&mut self, arguments: Option<&Value>) -> Option<Decision> {
-        let question = match arguments {
-            Some(_) => "approve? [y/n/e(dit)] ",
-            None => "approve? [y/n] ",
-        };
+    /// Asks "approve? [y/n/e(dit)]", offering only the decisions allowed,
+    /// until the answer is one of them; `arguments` are the call's, for editing.
+    fn approve(&mut self, offer: Offer, arguments: &Value) -> Option<Decision> {
+        let question = offer.question();
         loop {
-            let answer = self.read(question, "")?.to_lowercase();
-            match (answer.as_str(), arguments) {
-                ("y" | "yes", _) => return Some(Decision::Approve),
-                ("n" | "no", _) => {
+            let answer = self.read(&question, "")?.to_lowercase();
+            match answer.as_str() {
+                "y" | "yes" if offer.approve => return Some(Decision::Approve),
+                "n" | "no" if offer.reject => {
                     let reason = self.read("reason (optional)> ", "")?;
                     let reason = if reason.is_empty() {
                         "The user rejected this call.".to_owned()
@@ -297,7 +308,7 @@ impl Chat<'_> {
                     };
                     return Some(Decision::Reject { reason });
                 }
-                ("e" | "edit", Some(arguments)) => return self.edit(arguments),
+                "e" | "edit" if offer.edit => return self.edit(arguments),
                 _ => {}
             }
         }
@@ -325,7 +336,6 @@ impl Chat<'_> {
     }
 }
 
-/// A thread id of its own for a chat that names none.
 /// One event on a line of its own, in its wire form.
 fn print_wire(event: &WireEvent) {
     match serde_json::to_string(event) {
@@ -334,9 +344,62 @@ fn print_wire(event: &WireEvent) {
     }
 }
 
+/// A thread id of its own for a chat that names none.
 fn new_thread() -> String {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| since.as_nanos());
     format!("adk-{}-{nanos:x}", std::process::id())
+}
+
+/// The decisions a person is offered at an approval (approve, edit, reject): those
+/// every call's `allowed` list (in the approval handler's payload) names; all of them
+/// when a payload has no list.
+#[derive(Debug, Clone, Copy)]
+struct Offer {
+    approve: bool,
+    edit: bool,
+    reject: bool,
+}
+
+impl Offer {
+    fn of(calls: &[Value]) -> Offer {
+        let allows = |name: &str| {
+            calls.iter().all(|call| match call["allowed"].as_array() {
+                Some(list) => list.iter().any(|a| a == name),
+                None => true,
+            })
+        };
+        let offer = Offer {
+            approve: allows("approve"),
+            edit: allows("edit"),
+            reject: allows("reject"),
+        };
+        if offer.question_keys().is_empty() {
+            // Nothing in common: offer a rejection, which the handler then refuses or
+            // takes, rather than a question with no answer.
+            Offer {
+                reject: true,
+                ..offer
+            }
+        } else {
+            offer
+        }
+    }
+
+    fn question_keys(self) -> Vec<&'static str> {
+        [
+            (self.approve, "y"),
+            (self.reject, "n"),
+            (self.edit, "e(dit)"),
+        ]
+        .into_iter()
+        .filter_map(|(offered, key)| offered.then_some(key))
+        .collect()
+    }
+
+    /// `approve? [y/n/e(dit)]` with the keys of the decisions offered.
+    fn question(self) -> String {
+        format!("approve? [{}] ", self.question_keys().join("/"))
+    }
 }

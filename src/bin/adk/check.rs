@@ -23,6 +23,8 @@ async fn check_one(path: &Path) -> Result<(), Failure> {
     let loaded = load::load(path).await?;
     let handlers = loaded.handler_names().join(", ");
     let agent = load::build(path, loaded)?;
+    // Every preview first: the file is ready only when each of them runs.
+    let tools = list_tools(&agent).await?;
     let mut screen = Screen::new();
     screen.ok(format_args!(
         "{}: agent `{}` is ready",
@@ -36,15 +38,18 @@ async fn check_one(path: &Path) -> Result<(), Failure> {
         screen.line(format_args!("  handlers: {handlers}"));
     }
     screen.line(format_args!("  tools the model sees:"));
-    let result = list_tools(&mut screen, &agent).await;
+    for line in tools {
+        screen.line(format_args!("    {line}"));
+    }
     screen.flush();
-    result
+    Ok(())
 }
 
 /// One line per role, then one for callers with none of them (every caller, when the
 /// file names no roles).
-async fn list_tools(screen: &mut Screen, agent: &FileAgent) -> Result<(), Failure> {
+async fn list_tools(agent: &FileAgent) -> Result<Vec<String>, Failure> {
     let roles = agent.roles().iter().map(|role| Some(role.as_str()));
+    let mut lines = Vec::new();
     for role in roles.chain([None]) {
         let who = match role {
             Some(role) => format!("role `{role}`"),
@@ -61,7 +66,7 @@ async fn list_tools(screen: &mut Screen, agent: &FileAgent) -> Result<(), Failur
         } else {
             names.join(", ")
         };
-        screen.line(format_args!("    {who}: {tools}"));
+        lines.push(format!("{who}: {tools}"));
     }
-    Ok(())
+    Ok(lines)
 }

@@ -125,7 +125,7 @@ fn approval_rule(
         allow: None,
     };
     if let Some(fields) = fields {
-        spec.description = fields.get("description").and_then(|n| walk.plain_string(n));
+        spec.description = fields.get("description").and_then(|n| walk.string(n));
         spec.allow = fields.get("allow").map(|node| {
             walk.list(node, |walk, node| {
                 let kind =
@@ -150,7 +150,7 @@ fn policy(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<HandlerKind> {
         .map(|node| walk.entries(node, "tools and the reasons they are denied"))
         .unwrap_or_default()
         .into_iter()
-        .filter_map(|(tool, reason)| Some((tool, walk.plain_string(reason)?)))
+        .filter_map(|(tool, reason)| Some((tool, walk.string(reason)?)))
         .collect();
     let ask = fields.get("ask").map(|n| walk.names(n)).unwrap_or_default();
     Some(HandlerKind::Policy { deny, ask })
@@ -222,7 +222,7 @@ fn envelope(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<HandlerKind> {
     let fields = optional(walk, node, "`envelope`", &["note"])?;
     let note = fields
         .and_then(|f| f.get("note"))
-        .and_then(|n| walk.plain_string(n));
+        .and_then(|n| walk.string(n));
     Some(HandlerKind::Envelope { note })
 }
 
@@ -258,8 +258,8 @@ fn task_completed(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<HandlerKind> {
     )?;
     let (description, closing_prompt) = match fields {
         Some(f) => (
-            f.get("description").and_then(|n| walk.plain_string(n)),
-            f.get("closing_prompt").and_then(|n| walk.plain_string(n)),
+            f.get("description").and_then(|n| walk.string(n)),
+            f.get("closing_prompt").and_then(|n| walk.string(n)),
         ),
         None => (None, None),
     };
@@ -299,7 +299,7 @@ fn slot(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<Slot> {
         .and_then(|n| walk.plain_string(n));
     let description = fields
         .get("description")
-        .and_then(|n| walk.plain_string(n))
+        .and_then(|n| walk.string(n))
         .unwrap_or_default();
     let kind = match fields.get("type") {
         Some(node) => walk.choice(node, "slot type", &["text", "bool", "float", "categorical"])?,

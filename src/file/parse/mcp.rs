@@ -33,16 +33,23 @@ pub(super) fn server(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<McpSpec> {
             walk.at(url, ProblemKind::Conflict, message);
             None
         }
-        (Some(command), None) => {
-            let command = match &command.data {
-                saphyr::YamlData::Sequence(_) => walk.list(command, Walk::string),
-                _ => walk.string(command).into_iter().collect(),
+        (Some(node), None) => {
+            let before = walk.problems.len();
+            let command = match &node.data {
+                saphyr::YamlData::Sequence(_) => walk.list(node, Walk::string),
+                _ => walk.string(node).into_iter().collect(),
             };
+            let empty = command.first().is_none_or(String::is_empty);
+            if empty && walk.problems.len() == before {
+                let message =
+                    "an empty command: give the program to start, e.g. `[node, server.js]`";
+                walk.at(node, ProblemKind::InvalidValue, message);
+            }
             if let Some(token) = fields.get("bearer_token") {
                 let message = "`bearer_token` is for HTTP servers (`url`) only";
                 walk.at(token, ProblemKind::Conflict, message);
             }
-            (!command.is_empty()).then_some(McpTransport::Stdio { command })
+            (!empty).then_some(McpTransport::Stdio { command })
         }
         (None, Some(url)) => {
             if let Some(env) = fields.get("env") {
@@ -77,7 +84,7 @@ pub(super) fn server(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<McpSpec> {
             .collect(),
         None => Vec::new(),
     };
-    let connect_retries = fields.get("connect_retries").and_then(|n| walk.u32(n));
+    let connect_retries = fields.get("connect_retries").and_then(|n| walk.u32(n, 0));
     let connect_timeout = fields.get("connect_timeout").and_then(|n| walk.duration(n));
     let call_timeout = fields.get("call_timeout").and_then(|n| walk.duration(n));
     Some(McpSpec {

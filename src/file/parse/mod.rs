@@ -86,7 +86,7 @@ fn prompt(walk: &mut Walk<'_>, top: &Fields<'_, '_>, base: Option<&Path>, spec: 
         walk.at(node, ProblemKind::Conflict, message);
     }
     let source = if let Some(node) = inline {
-        walk.plain_string(node).map(|text| (text, node))
+        walk.string(node).map(|text| (text, node))
     } else if let Some(node) = file {
         walk.string(node).and_then(|path| {
             let path = base.map_or_else(|| Path::new(&path).to_owned(), |dir| dir.join(&path));
@@ -141,7 +141,7 @@ fn settings(walk: &mut Walk<'_>, top: &Fields<'_, '_>, spec: &mut Spec) {
         spec.tool_timeout = walk.duration(node);
     }
     if let Some(node) = top.get("mcp_connection_retries") {
-        spec.mcp_connection_retries = walk.u32(node);
+        spec.mcp_connection_retries = walk.u32(node, 0);
     }
     if let Some(node) = top.get("filler_messages") {
         spec.filler_messages = walk.bool(node);

@@ -41,42 +41,50 @@ pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>,
         options.top_p = value;
     }
     if let Some(node) = fields.get("max_tokens") {
-        options.max_tokens = walk.count(node, 1).and_then(|n| u32::try_from(n).ok());
+        options.max_tokens = walk.u32(node, 1);
     }
     if let Some(node) = fields.get("seed") {
         options.seed = walk.count(node, 0);
     }
     if let Some(node) = fields.get("stop") {
-        options.stop = walk.list(node, Walk::plain_string);
+        options.stop = walk.list(node, Walk::string);
     }
     let provider = walk
         .required(&fields, "provider", "`model`")
         .and_then(|node| walk.choice(node, "model provider", PROVIDERS));
-    let only_for = |walk: &mut Walk<'_>, key: &str, provider_name: &str| {
-        if let Some(node) = fields.get(key) {
-            let message = format!("`{key}` is a setting of the `{provider_name}` provider only");
-            walk.at(node, ProblemKind::Conflict, message);
+    // The keys that only some providers take; any other provider refuses them.
+    let not_for = |walk: &mut Walk<'_>, keys: &[&str], provider: &str| {
+        for key in keys {
+            if let Some(node) = fields.get(key) {
+                let message = format!("`{key}` is not a setting of the `{provider}` provider");
+                walk.at(node, ProblemKind::Conflict, message);
+            }
         }
     };
     let spec = match provider.as_deref() {
         Some("openai") => {
-            only_for(walk, "turns", "scripted");
-            only_for(walk, "per_run", "scripted");
+            not_for(walk, &["turns", "per_run"], "openai");
             if !cfg!(feature = "openai") {
                 let message = "the `openai` provider needs the `openai` feature of tower-adk";
                 walk.at(node, ProblemKind::NotEnabled, message);
             }
+            if !fields.has("name") && walk.var("OPENAI_MODEL").is_none() {
+                let message = "the `openai` provider needs the model's `name` (or OPENAI_MODEL in the environment)";
+                walk.at(node, ProblemKind::MissingKey, message);
+            }
             Some(ModelSpec::OpenAi {
-                name: fields.get("name").and_then(|n| walk.string(n)),
+                // OPENAI_MODEL from the environment the file is read with.
+                name: match fields.get("name") {
+                    Some(node) => walk.string(node),
+                    None => walk.var("OPENAI_MODEL"),
+                },
                 base_url: fields.get("base_url").and_then(|n| walk.string(n)),
                 api_key: fields.get("api_key").and_then(|n| walk.string(n)),
                 stream: fields.get("stream").and_then(|n| walk.bool(n)),
             })
         }
         Some("scripted") => {
-            for key in ["name", "base_url", "api_key", "stream"] {
-                only_for(walk, key, "openai");
-            }
+            not_for(walk, &["name", "base_url", "api_key", "stream"], "scripted");
             let turns = match walk.required(&fields, "turns", "a scripted model") {
                 Some(node) => walk.list(node, turn),
                 None => Vec::new(),
@@ -88,7 +96,8 @@ pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>,
             })
         }
         Some("registered") => {
-            only_for(walk, "turns", "scripted");
+            let keys = ["turns", "per_run", "stream", "base_url", "api_key"];
+            not_for(walk, &keys, "registered");
             walk.required(&fields, "name", "a registered model")
                 .and_then(|n| walk.name(n))
                 .map(ModelSpec::Registered)
@@ -119,12 +128,16 @@ fn scripted_turn(
     fields: &crate::file::yaml::Fields<'_, '_>,
 ) -> Option<Turn> {
     if let Some(node) = fields.get("error") {
-        return walk.plain_string(node).map(Turn::error);
+        return walk.string(node).map(Turn::error);
     }
-    let text = fields.get("text").and_then(|n| walk.plain_string(n));
+    let text = fields.get("text").and_then(|n| walk.string(n));
     let stream = fields
         .get("stream")
-        .map(|node| walk.list(node, |walk, node| walk.plain_string(node)));
+        .map(|node| walk.list(node, Walk::string));
+    if (fields.has("text") && text.is_none()) || (fields.has("stream") && stream.is_none()) {
+        // Its problem is reported (e.g. a variable that is not set).
+        return None;
+    }
     if let (Some(_), Some(node)) = (&text, fields.get("stream")) {
         let message = "a scripted turn has `text` or `stream`, not both";
         walk.at(node, ProblemKind::Conflict, message);
