@@ -34,6 +34,11 @@ const TURNS: usize = 200;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    demo().await
+}
+
+/// The whole example (also run by `tests/examples`).
+pub(crate) async fn demo() -> Result<(), Box<dyn std::error::Error>> {
     let counter = counter_for_model("gpt-4o-mini");
     let seen = Arc::new(AtomicUsize::new(0));
     let backup_calls = Arc::new(AtomicUsize::new(0));
@@ -75,6 +80,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         summaries.load(Ordering::Relaxed),
         backup_calls.load(Ordering::Relaxed),
     );
+    if largest > BUDGET {
+        return Err(format!("the history reached {largest} tokens, over {BUDGET}").into());
+    }
     Ok(())
 }
 

@@ -47,6 +47,11 @@ struct Ticket {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    demo().await
+}
+
+/// The whole example (also run by `tests/examples`).
+pub(crate) async fn demo() -> Result<(), Box<dyn std::error::Error>> {
     let message = "My order A-1042 arrived broken and I was charged twice!";
 
     println!("=== tool mode");

@@ -13,6 +13,14 @@ mod approval;
 #[path = "../../examples/sub_agents.rs"]
 mod sub_agents;
 
+#[allow(dead_code)]
+#[path = "../../examples/structured_output.rs"]
+mod structured_output;
+
+#[allow(dead_code)]
+#[path = "../../examples/long_conversation.rs"]
+mod long_conversation;
+
 use tower_adk::{RunStatus, ToolErrorKind};
 
 /// Runs the approval example's session with `input` on stdin; its result and output.
@@ -119,4 +127,18 @@ async fn sub_agents_example_refuses_a_viewer_refunds_for_an_admin_hands_off_and_
         outcome.research.final_message.content(),
         "Tower's layers compose into services."
     );
+}
+
+/// The typed-answer example runs to its end: each of its steps returns an error if a
+/// ticket does not come out of the retries.
+#[tokio::test]
+async fn the_structured_output_example_runs_to_its_end() {
+    structured_output::demo().await.unwrap();
+}
+
+/// The 200-turn example runs to its end on its thread, with its summaries and fallback,
+/// its history never over its 4,000-token budget (it fails otherwise).
+#[tokio::test]
+async fn the_long_conversation_example_runs_to_its_end() {
+    long_conversation::demo().await.unwrap();
 }
