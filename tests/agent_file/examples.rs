@@ -47,12 +47,7 @@ async fn the_support_agent_looks_up_refunds_after_approval_and_completes() {
             "Answers customers' questions about their orders, and refunds them."
         )
     );
-    let agent = file
-        .load(&registry)
-        .await
-        .expect("loads")
-        .build()
-        .expect("builds");
+    let agent = super::support::build(file, &registry).await;
 
     // Per role: agents see every tool; customers can only look orders up.
     let staff = agent.preview(Some("agent")).await.expect("preview");
@@ -110,12 +105,7 @@ async fn the_support_agent_looks_up_refunds_after_approval_and_completes() {
 #[tokio::test]
 async fn the_booking_agent_ends_once_its_exit_condition_holds() {
     let file = AgentFile::from_path(example("booking.yaml")).unwrap_or_else(|e| panic!("{e}"));
-    let agent = file
-        .load(&Registry::new())
-        .await
-        .expect("loads")
-        .build()
-        .expect("builds");
+    let agent = super::support::build(file, &Registry::new()).await;
     let preview = agent.preview(None).await.expect("preview");
     assert_eq!(
         preview.tool_names(),

@@ -61,12 +61,7 @@ async fn the_mcp_example_gets_the_included_tools_and_all_but_the_excluded() {
         read(&text).mcp_servers().collect::<Vec<_>>(),
         ["toolbox", "everything"]
     );
-    let agent = read(&text)
-        .load(&Registry::new())
-        .await
-        .unwrap_or_else(|e| panic!("{e}"))
-        .build()
-        .expect("builds");
+    let agent = super::support::build(read(&text), &Registry::new()).await;
     let names = agent
         .preview(None)
         .await

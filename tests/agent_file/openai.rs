@@ -64,12 +64,7 @@ model:
         &[("LLM_URL", &url), ("LLM_KEY", "sk-test")],
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let agent = file
-        .load(&registry)
-        .await
-        .expect("loads")
-        .build()
-        .expect("builds");
+    let agent = super::support::build(file, &registry).await;
     assert!(agent.scripted_model().is_none());
 
     let result = agent

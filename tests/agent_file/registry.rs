@@ -106,13 +106,11 @@ async fn the_files_handlers_run_before_the_requests_own() {
         Ok::<_, BoxError>(Prefix(text))
     });
     let text = "description: base\nmodel: {provider: scripted, turns: [{text: ok}]}\nhandlers: [prefix: {text: file}]\n";
-    let agent = AgentFile::from_str(text, "a.yaml")
-        .expect("reads")
-        .load(&registry)
-        .await
-        .expect("loads")
-        .build()
-        .expect("builds");
+    let agent = super::support::build(
+        AgentFile::from_str(text, "a.yaml").expect("reads"),
+        &registry,
+    )
+    .await;
     let request = AgentRequest::user("hi").with_handler(Prefix("request".to_owned()));
     agent
         .clone()

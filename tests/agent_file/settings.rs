@@ -19,6 +19,14 @@ async fn run(agent: &FileAgent, request: AgentRequest) -> Result<AgentResult, Ag
     }
 }
 
+/// Every event of a run of `request`, in order.
+async fn events(agent: &FileAgent, request: AgentRequest) -> Vec<Result<AgentEvent, AgentError>> {
+    match agent.clone().oneshot(request).await {
+        Ok(run) => run.collect().await,
+        Err(never) => match never {},
+    }
+}
+
 fn user(text: &str) -> AgentRequest {
     AgentRequest::user(text)
 }
@@ -69,12 +77,7 @@ async fn a_prompt_file_is_read_relative_to_the_agent_file() {
     std::fs::write(dir.join("agent.yaml"), text).expect("agent file");
     let file = tower_adk::file::AgentFile::from_path(dir.join("agent.yaml"))
         .unwrap_or_else(|e| panic!("{e}"));
-    let agent = file
-        .load(&Registry::new())
-        .await
-        .expect("loads")
-        .build()
-        .expect("builds");
+    let agent = super::support::build(file, &Registry::new()).await;
     run(&agent, user("hi")).await.expect("runs");
     let seen = agent.scripted_model().expect("scripted").requests();
     assert_eq!(seen[0].messages[0].content(), "From the file: d");
@@ -146,13 +149,7 @@ async fn filler_messages_can_be_switched_off() {
     for (on, expected) in [("true", 1), ("false", 0)] {
         let text = format!("{}tools: [ping]\nfiller_messages: {on}\n", scripted(turns));
         let agent = agent(&text, &Registry::new().tool(text_tool("ping", "pong"))).await;
-        let events: Vec<Result<AgentEvent, AgentError>> = agent
-            .clone()
-            .oneshot(user("go"))
-            .await
-            .expect("starts")
-            .collect()
-            .await;
+        let events = events(&agent, user("go")).await;
         let fillers = events
             .iter()
             .filter(|e| matches!(e, Ok(AgentEvent::Filler(_))))
@@ -468,13 +465,7 @@ async fn a_sqlite_store_is_opened_from_its_url() {
 async fn a_streamed_scripted_turn_arrives_in_its_chunks() {
     let text = scripted("[{stream: ['Order 7 ', 'arrives ', 'tomorrow.']}]");
     let agent = agent(&text, &Registry::new()).await;
-    let events: Vec<Result<AgentEvent, AgentError>> = agent
-        .clone()
-        .oneshot(user("where?"))
-        .await
-        .expect("starts")
-        .collect()
-        .await;
+    let events = events(&agent, user("where?")).await;
     let deltas: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {
@@ -494,12 +485,7 @@ async fn the_prompt_substitutes_environment_variables() {
     let registry = Registry::new();
     let vars = [("ADK_TEST_NAME", "Ada")];
     let file = super::support::read_with(&text, &registry, &vars).expect("reads");
-    let agent = file
-        .load(&registry)
-        .await
-        .expect("loads")
-        .build()
-        .expect("builds");
+    let agent = super::support::build(file, &registry).await;
     run(&agent, user("hi")).await.expect("runs");
     let seen = agent.scripted_model().expect("scripted").requests();
     assert_eq!(seen[0].messages[0].content(), "Hello Ada, 2");

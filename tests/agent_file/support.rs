@@ -23,6 +23,11 @@ pub(crate) fn read_with(
 /// Reads, loads and builds `text` with `registry`.
 pub(crate) async fn agent(text: &str, registry: &Registry) -> FileAgent {
     let file = read_with(text, registry, &[]).unwrap_or_else(|errors| panic!("{errors}"));
+    build(file, registry).await
+}
+
+/// Loads and builds a file that was read, with `registry`.
+pub(crate) async fn build(file: AgentFile, registry: &Registry) -> FileAgent {
     file.load(registry)
         .await
         .unwrap_or_else(|e| panic!("{e}"))
