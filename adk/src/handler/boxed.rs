@@ -104,6 +104,14 @@ impl fmt::Debug for BoxHandler {
     }
 }
 
+/// The future of a state hook, erased: kept inline when it is small (a hook that does
+/// its work at once, the common case, costs no allocation), boxed when it is not.
+pub(crate) type HookFuture<'a, T> = stackfuture::StackFuture<'a, T, HOOK_ROOM>;
+
+/// The bytes a state hook's future may take inline. (Every run's state holds one, while
+/// a hook runs: keep it well under what the run's state may grow by.)
+const HOOK_ROOM: usize = 128;
+
 /// The object-safe twin of [`Handler`].
 pub(crate) trait DynHandler: Send + Sync + 'static {
     fn name(&self) -> Cow<'static, str>;
@@ -111,17 +119,17 @@ pub(crate) trait DynHandler: Send + Sync + 'static {
         &'a self,
         cx: &'a mut RunContext,
         config: AgentConfig,
-    ) -> BoxFuture<'a, Result<AgentConfig, BoxError>>;
+    ) -> HookFuture<'a, Result<AgentConfig, BoxError>>;
     fn before_model<'a>(
         &'a self,
         cx: &'a mut RunContext,
         state: &'a mut RunState,
-    ) -> BoxFuture<'a, Result<(), BoxError>>;
+    ) -> HookFuture<'a, Result<(), BoxError>>;
     fn after_model<'a>(
         &'a self,
         cx: &'a mut RunContext,
         state: &'a mut RunState,
-    ) -> BoxFuture<'a, Result<(), BoxError>>;
+    ) -> HookFuture<'a, Result<(), BoxError>>;
     fn wrap_model(
         &self,
         request: ModelRequest,
@@ -141,7 +149,7 @@ pub(crate) trait DynHandler: Send + Sync + 'static {
         &'a self,
         cx: &'a mut RunContext,
         state: &'a mut RunState,
-    ) -> BoxFuture<'a, Result<(), BoxError>>;
+    ) -> HookFuture<'a, Result<(), BoxError>>;
 }
 
 impl<H: Handler> DynHandler for H {
@@ -153,24 +161,24 @@ impl<H: Handler> DynHandler for H {
         &'a self,
         cx: &'a mut RunContext,
         config: AgentConfig,
-    ) -> BoxFuture<'a, Result<AgentConfig, BoxError>> {
-        Box::pin(Handler::before_agent(self, cx, config))
+    ) -> HookFuture<'a, Result<AgentConfig, BoxError>> {
+        HookFuture::from_or_box(Handler::before_agent(self, cx, config))
     }
 
     fn before_model<'a>(
         &'a self,
         cx: &'a mut RunContext,
         state: &'a mut RunState,
-    ) -> BoxFuture<'a, Result<(), BoxError>> {
-        Box::pin(Handler::before_model(self, cx, state))
+    ) -> HookFuture<'a, Result<(), BoxError>> {
+        HookFuture::from_or_box(Handler::before_model(self, cx, state))
     }
 
     fn after_model<'a>(
         &'a self,
         cx: &'a mut RunContext,
         state: &'a mut RunState,
-    ) -> BoxFuture<'a, Result<(), BoxError>> {
-        Box::pin(Handler::after_model(self, cx, state))
+    ) -> HookFuture<'a, Result<(), BoxError>> {
+        HookFuture::from_or_box(Handler::after_model(self, cx, state))
     }
 
     fn wrap_model(
@@ -201,8 +209,8 @@ impl<H: Handler> DynHandler for H {
         &'a self,
         cx: &'a mut RunContext,
         state: &'a mut RunState,
-    ) -> BoxFuture<'a, Result<(), BoxError>> {
-        Box::pin(Handler::after_agent(self, cx, state))
+    ) -> HookFuture<'a, Result<(), BoxError>> {
+        HookFuture::from_or_box(Handler::after_agent(self, cx, state))
     }
 }
 

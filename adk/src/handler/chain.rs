@@ -5,10 +5,9 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use futures::future::BoxFuture;
 use tower::BoxError;
 
-use super::boxed::{BoxHandler, DynHandler};
+use super::boxed::{BoxHandler, DynHandler, HookFuture};
 use super::error::HandlerError;
 use super::hooks::Hook;
 use super::next::{InvokeSeam, ModelSeam, Next, StreamSeam, caught, sealed};
@@ -108,7 +107,7 @@ type StateHook = for<'a> fn(
     &'a dyn DynHandler,
     &'a mut RunContext,
     &'a mut RunState,
-) -> BoxFuture<'a, Result<(), BoxError>>;
+) -> HookFuture<'a, Result<(), BoxError>>;
 
 /// Runs one state hook of each handler, in the given order, stopping at the first error.
 async fn run_state_hook<'h>(

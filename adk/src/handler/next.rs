@@ -366,13 +366,21 @@ impl fmt::Debug for Continuation {
 /// A hook's result, or its panic as a [`Panicked`] error, whether it panics making its
 /// future or polling it: a panicking hook ends its own run with an error naming it, not
 /// the task that polls the run.
-pub(super) fn caught<'a, T: Send + 'a>(
-    hook: impl FnOnce() -> BoxFuture<'a, Result<T, BoxError>>,
-) -> impl Future<Output = Result<T, BoxError>> + Send + 'a {
+pub(super) fn caught<'a, T, F>(
+    hook: impl FnOnce() -> F,
+) -> impl Future<Output = Result<T, BoxError>> + Send + 'a
+where
+    T: Send + 'a,
+    F: Future<Output = Result<T, BoxError>> + Send + 'a,
+{
     let panicked = |panic: Box<dyn Any + Send>| Panicked::from_payload(&*panic).into();
-    // A panic making the future becomes a future of the error (rare: it may allocate).
-    let future = std::panic::catch_unwind(AssertUnwindSafe(hook))
-        .unwrap_or_else(|panic| Box::pin(future::ready(Err(panicked(panic)))));
+    // A panic making the future becomes a future of the error (holding only the error:
+    // a call's future is as large as its largest branch).
+    let fail: fn(BoxError) -> Result<T, BoxError> = Err;
+    let future = match std::panic::catch_unwind(AssertUnwindSafe(hook)) {
+        Ok(future) => Either::Left(future),
+        Err(panic) => Either::Right(future::ready(panicked(panic)).map(fail)),
+    };
     AssertUnwindSafe(future)
         .catch_unwind()
         .map(move |caught| caught.unwrap_or_else(|panic| Err(panicked(panic))))
