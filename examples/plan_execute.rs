@@ -86,7 +86,7 @@ impl ToolExecutor for CachingExecutor {
                 .cache
                 .lock()
                 .map_err(|_| "poisoned")?
-                .get(&call.arguments)
+                .get(call.arguments.as_str())
                 .cloned();
             let record = match cached {
                 Some(content) => ToolRecord::success(&call, format!("{content} (cached)")),
@@ -95,7 +95,7 @@ impl ToolExecutor for CachingExecutor {
                     self.cache
                         .lock()
                         .map_err(|_| "poisoned")?
-                        .insert(call.arguments.clone(), record.content.clone());
+                        .insert(call.arguments.to_string(), record.content.clone());
                     record
                 }
             };

@@ -54,7 +54,7 @@ fn tool(name: &'static str, executions: Executions) -> Tool {
                 *executions
                     .lock()
                     .map_err(|_| "poisoned")?
-                    .entry((role, req.name.clone()))
+                    .entry((role, req.name.to_string()))
                     .or_default() += 1;
                 Ok::<_, BoxError>(ToolOutput::new(format!("{name} done")))
             }

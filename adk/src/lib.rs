@@ -91,7 +91,7 @@ pub use crate::context::{Locals, LocalsGuard, RunContext, RunState};
 pub use crate::error::{AgentError, BuildError, ModelError, Panicked};
 pub use crate::handler::{BoxHandler, Handler, HandlerError, HandlerLayer, Hook, Hooks, ModelNext};
 pub use crate::handler::{HandlerService, StreamNext, ToolCallNext, ToolNext};
-pub use crate::message::{Message, Messages, ToolCall};
+pub use crate::message::{Message, Messages, SmolStr, ToolCall};
 pub use crate::model::{
     BoxModel, MessageAccumulator, ModelDelta, ModelOptions, ModelRequest, ModelResponse,
 };

@@ -28,6 +28,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+pub use smol_str::SmolStr;
 
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,9 +56,9 @@ pub enum Message {
     /// The result of one tool call, tied to the call by its id.
     Tool {
         /// The id of the [`ToolCall`] this answers.
-        call_id: String,
+        call_id: SmolStr,
         /// The name of the tool that was called.
-        name: String,
+        name: SmolStr,
         /// What the model sees: the tool's output, or a description of its failure.
         content: String,
         /// Whether `content` describes a failure rather than an output.
@@ -99,8 +100,8 @@ impl Message {
 
     /// A successful tool result.
     pub fn tool(
-        call_id: impl Into<String>,
-        name: impl Into<String>,
+        call_id: impl Into<SmolStr>,
+        name: impl Into<SmolStr>,
         content: impl Into<String>,
     ) -> Self {
         Message::Tool {
@@ -113,8 +114,8 @@ impl Message {
 
     /// A tool result that reports a failure to the model.
     pub fn tool_error(
-        call_id: impl Into<String>,
-        name: impl Into<String>,
+        call_id: impl Into<SmolStr>,
+        name: impl Into<SmolStr>,
         content: impl Into<String>,
     ) -> Self {
         Message::Tool {
@@ -187,32 +188,32 @@ impl Message {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The call id, unique within the assistant message.
-    pub id: String,
+    pub id: SmolStr,
     /// The name of the tool to call.
-    pub name: String,
+    pub name: SmolStr,
     /// The arguments as JSON text.
-    pub arguments: String,
+    pub arguments: SmolStr,
 }
 
 impl ToolCall {
     /// A call with JSON arguments.
     pub fn new(
-        id: impl Into<String>,
-        name: impl Into<String>,
+        id: impl Into<SmolStr>,
+        name: impl Into<SmolStr>,
         arguments: serde_json::Value,
     ) -> Self {
         ToolCall {
             id: id.into(),
             name: name.into(),
-            arguments: arguments.to_string(),
+            arguments: arguments.to_string().into(),
         }
     }
 
     /// A call whose arguments are raw text, possibly not valid JSON (as a model may send).
     pub fn raw(
-        id: impl Into<String>,
-        name: impl Into<String>,
-        arguments: impl Into<String>,
+        id: impl Into<SmolStr>,
+        name: impl Into<SmolStr>,
+        arguments: impl Into<SmolStr>,
     ) -> Self {
         ToolCall {
             id: id.into(),

@@ -174,10 +174,14 @@ async fn call_one(tools: &[Tool], call: &ToolCall) -> Option<Message> {
     let tool = tools.iter().find(|t| t.name() == call.name)?;
     let arguments = serde_json::from_str(&call.arguments).unwrap_or_default();
     let output = tool
-        .invoke(ToolRequest::new(&call.id, &call.name, arguments))
+        .invoke(ToolRequest::new(
+            call.id.clone(),
+            call.name.clone(),
+            arguments,
+        ))
         .await;
     let content = output.map(|o| o.content).unwrap_or_default();
-    Some(Message::tool(&call.id, &call.name, content))
+    Some(Message::tool(call.id.clone(), call.name.clone(), content))
 }
 
 /// The turns of a long run: `turns` model calls that each call one tool, then the answer.

@@ -154,9 +154,9 @@ fn policy(deny: &[(Spanned<String>, String)], ask: &[Spanned<String>]) -> BoxHan
         .collect();
     let ask = names(ask);
     h::policy(move |call: &ToolRequest| {
-        if let Some(reason) = deny.get(&call.name) {
+        if let Some(reason) = deny.get(call.name.as_str()) {
             Decision::deny(reason.clone())
-        } else if ask.contains(&call.name) {
+        } else if ask.iter().any(|name| *name == call.name) {
             Decision::ask(format!("`{}` needs a person's approval", call.name))
         } else {
             Decision::Allow

@@ -378,7 +378,7 @@ fn prepare(tool: Tool, call: &Call) -> Result<(Tool, ToolRequest), BoxError> {
     if call.validate {
         tool.validate(&arguments)?;
     }
-    let request = ToolRequest::for_run(&call.call.id, arguments, call.scope.clone(), tool.clone());
+    let request = ToolRequest::for_run(&call.call, arguments, call.scope.clone(), tool.clone());
     Ok((tool, request))
 }
 

@@ -175,12 +175,12 @@ impl Durable {
             };
             match interrupt.inner_id(agent) {
                 Some(inner) => {
-                    own.insert(call.id.clone(), Decision::Approve);
-                    let of_call = nested.entry(call.id.clone()).or_default();
+                    own.insert(call.id.to_string(), Decision::Approve);
+                    let of_call = nested.entry(call.id.to_string()).or_default();
                     of_call.insert(inner.to_owned(), decision.clone());
                 }
                 None => {
-                    own.insert(call.id.clone(), decision.clone());
+                    own.insert(call.id.to_string(), decision.clone());
                 }
             }
         }
@@ -341,7 +341,7 @@ pub(super) fn apply_edits(
                 "the call is not in the run's last reply".to_owned(),
             ));
         };
-        edited.arguments = arguments.to_string();
+        edited.arguments = arguments.to_string().into();
     }
     Ok(())
 }

@@ -14,6 +14,7 @@ use futures::stream::BoxStream;
 use futures::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 
+use crate::SmolStr;
 use crate::checkpoint::CheckpointId;
 use crate::interrupt::PendingInterrupt;
 use crate::run_shared::RunShared;
@@ -113,11 +114,11 @@ impl AgentEvent {
 #[non_exhaustive]
 pub struct ToolRecord {
     /// The call id.
-    pub call_id: String,
+    pub call_id: SmolStr,
     /// The tool name.
-    pub name: String,
+    pub name: SmolStr,
     /// The arguments, as the model sent them.
-    pub arguments: String,
+    pub arguments: SmolStr,
     /// What the model saw: the output, or the description of the failure.
     pub content: String,
     /// The failure, if the call failed.
@@ -169,9 +170,9 @@ impl ToolRecord {
     /// The tool result message for the history.
     pub(crate) fn to_message(&self) -> Message {
         if self.error.is_some() {
-            Message::tool_error(&self.call_id, &self.name, &self.content)
+            Message::tool_error(self.call_id.clone(), self.name.clone(), &self.content)
         } else {
-            Message::tool(&self.call_id, &self.name, &self.content)
+            Message::tool(self.call_id.clone(), self.name.clone(), &self.content)
         }
     }
 }

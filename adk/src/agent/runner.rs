@@ -450,7 +450,7 @@ impl Loop {
                 let mut pending = Vec::new();
                 for at in unfinished {
                     let Some(call) = calls.get(at) else { continue };
-                    match decisions.get(&call.id) {
+                    match decisions.get(call.id.as_str()) {
                         Some(Decision::Reject { reason }) => {
                             let error = ToolError::rejected(reason);
                             answered.push((at, ToolRecord::failure(call, error)));
@@ -861,7 +861,7 @@ mod tests {
         let contents = |r: &AgentResult| -> Vec<(String, String)> {
             r.tool_records
                 .iter()
-                .map(|t| (t.call_id.clone(), t.content.clone()))
+                .map(|t| (t.call_id.to_string(), t.content.clone()))
                 .collect()
         };
         assert_eq!(contents(&taken_up), contents(&alone));

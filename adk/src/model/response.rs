@@ -36,9 +36,9 @@ impl ModelDelta {
     pub fn tool_call(index: usize, call: ToolCall) -> Self {
         ModelDelta::ToolCall {
             index,
-            id: Some(call.id),
-            name: Some(call.name),
-            arguments: call.arguments,
+            id: Some(call.id.into()),
+            name: Some(call.name.into()),
+            arguments: call.arguments.into(),
         }
     }
 }
@@ -158,7 +158,15 @@ impl fmt::Debug for ModelResponse {
 #[derive(Debug, Default, Clone)]
 pub struct MessageAccumulator {
     text: String,
-    calls: Vec<ToolCall>,
+    calls: Vec<PartialCall>,
+}
+
+/// A call whose pieces are still coming.
+#[derive(Debug, Default, Clone)]
+struct PartialCall {
+    id: String,
+    name: String,
+    arguments: String,
 }
 
 impl MessageAccumulator {
@@ -178,8 +186,7 @@ impl MessageAccumulator {
                 arguments,
             } => {
                 if self.calls.len() <= index {
-                    self.calls
-                        .resize_with(index + 1, || ToolCall::raw("", "", ""));
+                    self.calls.resize_with(index + 1, PartialCall::default);
                 }
                 let call = &mut self.calls[index];
                 if let Some(id) = id {
@@ -204,11 +211,13 @@ impl MessageAccumulator {
             .into_iter()
             .enumerate()
             .filter(|(_, c)| !c.name.is_empty())
-            .map(|(i, mut c)| {
-                if c.id.is_empty() {
-                    c.id = format!("call_{i}");
-                }
-                c
+            .map(|(i, c)| {
+                let id = if c.id.is_empty() {
+                    format!("call_{i}")
+                } else {
+                    c.id
+                };
+                ToolCall::raw(id, c.name, c.arguments)
             })
             .collect();
         Message::assistant_with_calls(self.text, calls)

@@ -134,7 +134,7 @@ impl Spec {
                 } else {
                     "error (not run): the final answer was invalid; nothing was run".to_owned()
                 };
-                Message::tool_error(&call.id, &call.name, text)
+                Message::tool_error(call.id.clone(), call.name.clone(), text)
             })
             .collect();
         Verdict::Invalid(problems, feedback)

@@ -104,7 +104,11 @@ pub(crate) fn append<'a>(
             } => {
                 let text = content.as_ref().map(Content::text).transpose()?;
                 let calls = tool_calls.iter().map(|call| {
-                    ToolCall::raw(&call.id, &call.function.name, &call.function.arguments)
+                    ToolCall::raw(
+                        call.id.clone(),
+                        call.function.name.clone(),
+                        &call.function.arguments,
+                    )
                 });
                 Message::assistant_with_calls(text.unwrap_or_default(), calls.collect())
             }
@@ -141,5 +145,5 @@ impl Content {
 fn tool_name(messages: &[Message], call_id: &str) -> String {
     let mut calls = messages.iter().rev().flat_map(Message::tool_calls);
     let call = calls.find(|call| call.id == call_id);
-    call.map(|call| call.name.clone()).unwrap_or_default()
+    call.map(|call| call.name.to_string()).unwrap_or_default()
 }

@@ -45,7 +45,7 @@ use tower::{BoxError, Service};
 
 pub use self::store::{CHECK_STORE_EXPIRY, check_store};
 pub use self::tools::{chunk_tool, echo_tool, failing_tool, panicking_tool, sleep_tool, text_tool};
-use crate::{Message, ModelDelta, ModelRequest, ModelResponse, ToolCall};
+use crate::{Message, ModelDelta, ModelRequest, ModelResponse, SmolStr, ToolCall};
 
 /// One scripted answer of a [`ScriptedModel`].
 #[derive(Debug, Clone)]
@@ -92,7 +92,7 @@ impl Turn {
     }
 
     /// A reply that calls one tool.
-    pub fn call(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+    pub fn call(id: impl Into<SmolStr>, name: impl Into<SmolStr>, arguments: Value) -> Self {
         Turn::empty().with_call(id, name, arguments)
     }
 
@@ -116,8 +116,8 @@ impl Turn {
     /// Adds a tool call after the text.
     pub fn with_call(
         mut self,
-        id: impl Into<String>,
-        name: impl Into<String>,
+        id: impl Into<SmolStr>,
+        name: impl Into<SmolStr>,
         arguments: Value,
     ) -> Self {
         self.calls.push(ToolCall::new(id, name, arguments));
@@ -127,9 +127,9 @@ impl Turn {
     /// Adds a tool call whose arguments are raw text (possibly malformed JSON).
     pub fn with_raw_call(
         mut self,
-        id: impl Into<String>,
-        name: impl Into<String>,
-        arguments: impl Into<String>,
+        id: impl Into<SmolStr>,
+        name: impl Into<SmolStr>,
+        arguments: impl Into<SmolStr>,
     ) -> Self {
         self.calls.push(ToolCall::raw(id, name, arguments));
         self

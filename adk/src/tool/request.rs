@@ -10,6 +10,7 @@ use super::whole::ChunkSink;
 use crate::context::{LocalsGuard, Scope};
 use crate::handler::Continuation;
 use crate::interrupt::{Decision, Decisions, IdempotencyKey};
+use crate::{SmolStr, ToolCall};
 
 /// One tool call, as it travels through the tool wrappers to the tool: the request of the
 /// tool seam.
@@ -21,9 +22,9 @@ use crate::interrupt::{Decision, Decisions, IdempotencyKey};
 #[derive(Clone)]
 pub struct ToolRequest {
     /// The id of the model's call.
-    pub call_id: String,
+    pub call_id: SmolStr,
     /// The name of the tool.
-    pub name: String,
+    pub name: SmolStr,
     /// The parsed arguments.
     pub arguments: Value,
     pub(super) scope: Scope,
@@ -35,7 +36,7 @@ pub struct ToolRequest {
 
 impl ToolRequest {
     /// A request with empty extensions, e.g. to call a tool directly in a test.
-    pub fn new(call_id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+    pub fn new(call_id: impl Into<SmolStr>, name: impl Into<SmolStr>, arguments: Value) -> Self {
         ToolRequest {
             call_id: call_id.into(),
             name: name.into(),
@@ -47,15 +48,10 @@ impl ToolRequest {
         }
     }
 
-    pub(crate) fn for_run(
-        call_id: impl Into<String>,
-        arguments: Value,
-        scope: Scope,
-        tool: Tool,
-    ) -> Self {
+    pub(crate) fn for_run(call: &ToolCall, arguments: Value, scope: Scope, tool: Tool) -> Self {
         ToolRequest {
-            call_id: call_id.into(),
-            name: tool.name().to_owned(),
+            call_id: call.id.clone(),
+            name: call.name.clone(),
             arguments,
             scope,
             tool: Some(tool),
@@ -94,7 +90,7 @@ impl ToolRequest {
     /// rejected one, or one answered in its place, never reaches the wrappers.
     pub fn decision(&self) -> Option<&Decision> {
         let decisions = self.scope.extensions.get::<CallDecisions>()?;
-        decisions.0.get(&self.call_id)
+        decisions.0.get(self.call_id.as_str())
     }
 
     /// The decisions for the interrupts of an agent that this call ran (see
@@ -103,7 +99,7 @@ impl ToolRequest {
     /// that agent. `None` otherwise.
     pub fn nested_decisions(&self) -> Option<&BTreeMap<String, Decision>> {
         let decisions = self.scope.extensions.get::<NestedDecisions>()?;
-        decisions.0.get(&self.call_id)
+        decisions.0.get(self.call_id.as_str())
     }
 
     /// The key this call can make its effect exactly-once with: the run's id (the same
@@ -112,7 +108,7 @@ impl ToolRequest {
     pub fn idempotency_key(&self) -> Option<IdempotencyKey> {
         Some(IdempotencyKey {
             run_id: self.scope.run_id()?.to_string(),
-            call_id: self.call_id.clone(),
+            call_id: self.call_id.to_string(),
         })
     }
 }

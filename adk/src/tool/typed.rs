@@ -67,8 +67,8 @@ use crate::context::{LocalsGuard, Scope};
 /// tool's name and the run's extensions. None of it comes from the model.
 #[derive(Clone)]
 pub struct ToolContext {
-    call_id: String,
-    tool_name: String,
+    call_id: crate::SmolStr,
+    tool_name: crate::SmolStr,
     scope: Scope,
 }
 

@@ -52,9 +52,9 @@ impl From<&ToolError> for WireToolError {
 impl From<&ToolRecord> for WireToolResult {
     fn from(record: &ToolRecord) -> Self {
         WireToolResult {
-            call_id: record.call_id.clone(),
-            name: record.name.clone(),
-            arguments: record.arguments.clone(),
+            call_id: record.call_id.to_string(),
+            name: record.name.to_string(),
+            arguments: record.arguments.to_string(),
             content: record.content.clone(),
             error: record.error.as_ref().map(WireToolError::from),
             latency_ms: record.latency.as_secs_f64() * 1000.0,

@@ -228,7 +228,7 @@ impl HumanApproval {
     fn asked<'a>(&'a self, cx: &RunContext, state: &'a RunState) -> Vec<Asked<'a>> {
         let calls = state.messages.last().map_or(&[][..], |m| m.tool_calls());
         let asked = calls.iter().filter_map(|call| {
-            let rule = self.rules.get(&call.name)?;
+            let rule = self.rules.get(call.name.as_str())?;
             // Arguments that are not JSON ask too (the core refuses them anyway).
             let arguments = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
             let needed = !Approved::holds(cx.extensions(), &call.name)
@@ -256,10 +256,10 @@ impl HumanApproval {
             Ok(answer) => answer,
             Err(error) => return Err(Interrupt::new(turn::payload(&asked, Some(&error))).into()),
         };
-        let edits: Vec<(String, String)> = asked
+        let edits: Vec<(adk::SmolStr, String)> = asked
             .iter()
             .filter(|a| a.rule.allows(DecisionKind::Edit))
-            .filter_map(|a| match answer.decisions.get(&a.call.id) {
+            .filter_map(|a| match answer.decisions.get(a.call.id.as_str()) {
                 Some(Decision::Edit { arguments }) => {
                     Some((a.call.id.clone(), arguments.to_string()))
                 }
@@ -271,7 +271,7 @@ impl HumanApproval {
         let calls = state.messages.last_mut().and_then(|m| m.tool_calls_mut());
         for call in calls.into_iter().flatten() {
             if let Some((_, arguments)) = edits.iter().find(|(id, _)| *id == call.id) {
-                call.arguments.clone_from(arguments);
+                call.arguments = arguments.as_str().into();
             }
         }
         always::remember(cx, answer.always)?;
@@ -363,7 +363,7 @@ impl Handler for HumanApproval {
         request: ToolRequest,
         next: ToolCallNext,
     ) -> Result<ToolResponse, BoxError> {
-        let Some(rule) = self.rules.get(&request.name) else {
+        let Some(rule) = self.rules.get(request.name.as_str()) else {
             return next.run(request).await;
         };
         if let Some(decision) = turn::take(&request)? {

@@ -65,7 +65,7 @@ pub(super) fn read(decision: &Decision, asked: &[Asked<'_>]) -> Result<Answer, S
                 answer: Value::Object(by_call),
             } => {
                 let one = by_call
-                    .get(&a.call.id)
+                    .get(a.call.id.as_str())
                     .ok_or_else(|| format!("no decision for the call `{}`", a.call.id))?;
                 read_one(one).map_err(|e| format!("the decision for `{}`: {e}", a.call.id))?
             }
@@ -79,9 +79,9 @@ pub(super) fn read(decision: &Decision, asked: &[Asked<'_>]) -> Result<Answer, S
         };
         let runs = matches!(decision, Decision::Approve | Decision::Edit { .. });
         if always && runs && a.rule.allows(DecisionKind::Approve) {
-            answer.always.push(a.call.name.clone());
+            answer.always.push(a.call.name.to_string());
         }
-        answer.decisions.insert(a.call.id.clone(), decision);
+        answer.decisions.insert(a.call.id.to_string(), decision);
     }
     Ok(answer)
 }
@@ -123,7 +123,7 @@ pub(super) fn take(request: &ToolRequest) -> Result<Option<Decision>, serde_json
         return Ok(None);
     }
     let mut stored: BTreeMap<String, Decision> = locals.get(DECISIONS)?.unwrap_or_default();
-    let decision = stored.remove(&request.call_id);
+    let decision = stored.remove(request.call_id.as_str());
     if stored.is_empty() {
         locals.remove(DECISIONS);
     } else {

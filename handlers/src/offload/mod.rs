@@ -188,7 +188,7 @@ impl Handler for ToolResultOffload {
                 continue;
             }
             if self.store {
-                offloaded.insert(call_id.clone(), Value::String(content.clone()));
+                offloaded.insert(call_id.to_string(), Value::String(content.clone()));
             }
             edits.push((at, self.reference(call_id, name, tokens)));
         }

@@ -82,7 +82,7 @@ impl Decision {
 ///
 /// impl Policy for AllowList {
 ///     async fn decide(&self, call: &ToolRequest) -> Decision {
-///         if self.0.contains(&call.name) {
+///         if self.0.contains(call.name.as_str()) {
 ///             Decision::Allow
 ///         } else {
 ///             Decision::deny(format!("`{}` is not on the allow list", call.name))

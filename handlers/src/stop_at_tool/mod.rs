@@ -153,7 +153,7 @@ impl StopAtTool {
 
     /// Whether this call is one whose success the wrappers mark as finishing.
     fn marks(&self, request: &ToolRequest) -> bool {
-        self.until_success && self.tools.contains(&request.name)
+        self.until_success && self.tools.contains(request.name.as_str())
     }
 
     /// Whether the history ends with the results of a turn that called a stop tool
@@ -165,7 +165,7 @@ impl StopAtTool {
             .take_while(|message| !message.is_assistant())
             .any(|message| match message {
                 Message::Tool { name, is_error, .. } => {
-                    self.tools.contains(name) && !(self.until_success && *is_error)
+                    self.tools.contains(name.as_str()) && !(self.until_success && *is_error)
                 }
                 _ => false,
             })

@@ -67,7 +67,7 @@ impl<W: Write> Screen<W> {
                 self.streamed = false;
                 for call in message.tool_calls() {
                     self.arguments
-                        .insert(call.id.clone(), call.arguments.clone());
+                        .insert(call.id.to_string(), call.arguments.to_string());
                 }
             }
             AgentEvent::ToolCallStarted { call_id, name } => {

@@ -111,7 +111,7 @@ impl Translate {
             AgentEvent::ToolResult(record) => {
                 events.push(AgUiEvent::ToolCallResult {
                     message_id: self.next_id(),
-                    tool_call_id: record.call_id.clone(),
+                    tool_call_id: record.call_id.to_string(),
                     content: record.content.clone(),
                     role: "tool",
                 });
@@ -159,16 +159,16 @@ impl Translate {
         let parent = self.turn_id();
         for call in message.tool_calls() {
             events.push(AgUiEvent::ToolCallStart {
-                tool_call_id: call.id.clone(),
-                tool_call_name: call.name.clone(),
+                tool_call_id: call.id.to_string(),
+                tool_call_name: call.name.to_string(),
                 parent_message_id: parent.clone(),
             });
             events.push(AgUiEvent::ToolCallArgs {
-                tool_call_id: call.id.clone(),
-                delta: call.arguments.clone(),
+                tool_call_id: call.id.to_string(),
+                delta: call.arguments.to_string(),
             });
             events.push(AgUiEvent::ToolCallEnd {
-                tool_call_id: call.id.clone(),
+                tool_call_id: call.id.to_string(),
             });
         }
         self.turn = None;
@@ -236,7 +236,7 @@ fn interrupt(id: String, pending: &PendingInterrupt) -> Value {
         interrupt["message"] = message.into();
     }
     if let Some(call) = &pending.call {
-        interrupt["toolCallId"] = call.id.clone().into();
+        interrupt["toolCallId"] = call.id.as_str().into();
     }
     interrupt
 }
