@@ -67,6 +67,77 @@ impl Handler for PanicsIn {
     }
 }
 
+/// Panics in one hook while making its future, before there is a future to poll (a
+/// hook written as a plain `fn` that returns one); passes through the others.
+struct PanicsMaking(Hook);
+
+impl PanicsMaking {
+    fn check(&self, hook: Hook) {
+        if self.0 == hook {
+            panic!("making {hook} went wrong");
+        }
+    }
+}
+
+impl Handler for PanicsMaking {
+    fn before_agent(
+        &self,
+        _: &mut RunContext,
+        c: AgentConfig,
+    ) -> impl Future<Output = Result<AgentConfig, BoxError>> + Send {
+        self.check(Hook::BeforeAgent);
+        std::future::ready(Ok(c))
+    }
+    fn before_model(
+        &self,
+        _: &mut RunContext,
+        _: &mut RunState,
+    ) -> impl Future<Output = Result<(), BoxError>> + Send {
+        self.check(Hook::BeforeModel);
+        std::future::ready(Ok(()))
+    }
+    fn wrap_model(
+        &self,
+        r: ModelRequest,
+        next: ModelNext,
+    ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send {
+        self.check(Hook::WrapModel);
+        next.run(r)
+    }
+    fn after_model(
+        &self,
+        _: &mut RunContext,
+        _: &mut RunState,
+    ) -> impl Future<Output = Result<(), BoxError>> + Send {
+        self.check(Hook::AfterModel);
+        std::future::ready(Ok(()))
+    }
+    fn wrap_tool_invoke(
+        &self,
+        r: ToolRequest,
+        next: ToolNext,
+    ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
+        self.check(Hook::WrapToolInvoke);
+        next.run(r)
+    }
+    fn wrap_tool_stream(
+        &self,
+        r: ToolRequest,
+        next: StreamNext,
+    ) -> impl Future<Output = Result<ToolStream, BoxError>> + Send {
+        self.check(Hook::WrapToolStream);
+        next.run(r)
+    }
+    fn after_agent(
+        &self,
+        _: &mut RunContext,
+        _: &mut RunState,
+    ) -> impl Future<Output = Result<(), BoxError>> + Send {
+        self.check(Hook::AfterAgent);
+        std::future::ready(Ok(()))
+    }
+}
+
 /// An agent whose every run calls a whole tool and a streamed one, then answers.
 fn agent() -> Agent {
     let model = ScriptedModel::per_run([
@@ -101,6 +172,38 @@ async fn a_panicking_hook_ends_its_run_with_an_error_naming_hook_and_handler() {
         );
         assert!(failed.is_panic(), "{hook}");
         assert!(error.to_string().contains("went wrong"), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn a_hook_that_panics_making_its_future_ends_its_run_with_an_error_naming_it() {
+    let agent = agent();
+    for hook in Hooks::ALL.iter() {
+        let (failed, fine) = futures::join!(
+            agent
+                .run(AgentRequest::user("go").with_handler(PanicsMaking(hook)))
+                .result(),
+            agent.run(AgentRequest::user("go")).result(),
+        );
+
+        let error = failed.unwrap_err();
+        let AgentError::Handler(failed) = &error else {
+            panic!("{hook}: {error:?}");
+        };
+        assert_eq!(failed.hook(), hook);
+        assert!(
+            failed.handler().ends_with("PanicsMaking"),
+            "{}",
+            failed.handler()
+        );
+        assert!(failed.is_panic(), "{hook}");
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("making {hook} went wrong")),
+            "{error}"
+        );
+        assert_eq!(fine.unwrap().final_message.content(), "done");
     }
 }
 

@@ -164,8 +164,8 @@ where
                         continue;
                     };
                     let announce = call.listening.then(|| AgentEvent::ToolCallStarted {
-                        call_id: call.call.id.as_str().into(),
-                        name: call.call.name.as_str().into(),
+                        call_id: Arc::from(call.call.id.clone()),
+                        name: Arc::from(call.call.name.clone()),
                     });
                     self.set(InvokeCall::Running { done: start(call) });
                     if let Some(started) = announce {
@@ -191,9 +191,12 @@ fn stream_call(
     call: Call,
 ) -> impl Stream<Item = CallEvent> + Send + 'static {
     // Shared by all of the call's events, not copied per chunk.
-    let ids: Option<(Arc<str>, Arc<str>)> = call
-        .listening
-        .then(|| (call.call.id.as_str().into(), call.call.name.as_str().into()));
+    let ids: Option<(Arc<str>, Arc<str>)> = call.listening.then(|| {
+        (
+            Arc::from(call.call.id.clone()),
+            Arc::from(call.call.name.clone()),
+        )
+    });
     let opening = prepare(tool, &call).map(|(tool, request)| {
         Box::pin(async move { chain.stream(request, tool).await }) as OpeningStream
     });

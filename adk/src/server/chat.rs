@@ -104,11 +104,7 @@ pub(crate) fn append<'a>(
             } => {
                 let text = content.as_ref().map(Content::text).transpose()?;
                 let calls = tool_calls.iter().map(|call| {
-                    ToolCall::raw(
-                        call.id.clone(),
-                        call.function.name.clone(),
-                        &call.function.arguments,
-                    )
+                    ToolCall::raw(&call.id, &call.function.name, &call.function.arguments)
                 });
                 Message::assistant_with_calls(text.unwrap_or_default(), calls.collect())
             }

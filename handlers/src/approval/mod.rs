@@ -256,12 +256,12 @@ impl HumanApproval {
             Ok(answer) => answer,
             Err(error) => return Err(Interrupt::new(turn::payload(&asked, Some(&error))).into()),
         };
-        let edits: Vec<(adk::SmolStr, String)> = asked
+        let edits: Vec<(adk::SmolStr, adk::SmolStr)> = asked
             .iter()
             .filter(|a| a.rule.allows(DecisionKind::Edit))
             .filter_map(|a| match answer.decisions.get(a.call.id.as_str()) {
                 Some(Decision::Edit { arguments }) => {
-                    Some((a.call.id.clone(), arguments.to_string()))
+                    Some((a.call.id.clone(), arguments.to_string().into()))
                 }
                 _ => None,
             })
@@ -271,7 +271,7 @@ impl HumanApproval {
         let calls = state.messages.last_mut().and_then(|m| m.tool_calls_mut());
         for call in calls.into_iter().flatten() {
             if let Some((_, arguments)) = edits.iter().find(|(id, _)| *id == call.id) {
-                call.arguments = arguments.as_str().into();
+                call.arguments = arguments.clone();
             }
         }
         always::remember(cx, answer.always)?;
