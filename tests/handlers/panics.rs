@@ -9,132 +9,107 @@ use tower_adk::{Agent, AgentConfig, AgentError, AgentRequest, Handler, Hook, Hoo
 use tower_adk::{ModelNext, ModelResponse, RunContext, RunState, StreamNext, ToolNext};
 use tower_adk::{ToolOutput, ToolRequest, ToolStream};
 
-/// Panics in one hook; passes through the others.
-struct PanicsIn(Hook);
+/// Panics in one hook, while making its future or while it is polled; passes through
+/// the others.
+struct PanicsIn(Hook, When);
+
+/// When a [`PanicsIn`] hook panics.
+#[derive(Clone, Copy, PartialEq)]
+enum When {
+    /// Before there is a future to poll (a hook written as a plain `fn` that returns one).
+    Making,
+    /// When its future is polled (an `async fn` hook).
+    Polled,
+}
 
 impl PanicsIn {
-    fn check(&self, hook: Hook) {
-        if self.0 == hook {
-            panic!("{hook} went wrong");
+    fn check(&self, hook: Hook, when: When) {
+        if self.0 == hook && self.1 == when {
+            match when {
+                When::Making => panic!("making {hook} went wrong"),
+                When::Polled => panic!("{hook} went wrong"),
+            }
         }
     }
 }
 
 impl Handler for PanicsIn {
-    async fn before_agent(
-        &self,
-        _: &mut RunContext,
-        c: AgentConfig,
-    ) -> Result<AgentConfig, BoxError> {
-        self.check(Hook::BeforeAgent);
-        Ok(c)
-    }
-    async fn before_model(&self, _: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
-        self.check(Hook::BeforeModel);
-        Ok(())
-    }
-    async fn wrap_model(
-        &self,
-        r: ModelRequest,
-        next: ModelNext,
-    ) -> Result<ModelResponse, BoxError> {
-        self.check(Hook::WrapModel);
-        next.run(r).await
-    }
-    async fn after_model(&self, _: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
-        self.check(Hook::AfterModel);
-        Ok(())
-    }
-    async fn wrap_tool_invoke(
-        &self,
-        r: ToolRequest,
-        next: ToolNext,
-    ) -> Result<ToolOutput, BoxError> {
-        self.check(Hook::WrapToolInvoke);
-        next.run(r).await
-    }
-    async fn wrap_tool_stream(
-        &self,
-        r: ToolRequest,
-        next: StreamNext,
-    ) -> Result<ToolStream, BoxError> {
-        self.check(Hook::WrapToolStream);
-        next.run(r).await
-    }
-    async fn after_agent(&self, _: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
-        self.check(Hook::AfterAgent);
-        Ok(())
-    }
-}
-
-/// Panics in one hook while making its future, before there is a future to poll (a
-/// hook written as a plain `fn` that returns one); passes through the others.
-struct PanicsMaking(Hook);
-
-impl PanicsMaking {
-    fn check(&self, hook: Hook) {
-        if self.0 == hook {
-            panic!("making {hook} went wrong");
-        }
-    }
-}
-
-impl Handler for PanicsMaking {
     fn before_agent(
         &self,
         _: &mut RunContext,
         c: AgentConfig,
     ) -> impl Future<Output = Result<AgentConfig, BoxError>> + Send {
-        self.check(Hook::BeforeAgent);
-        std::future::ready(Ok(c))
+        self.check(Hook::BeforeAgent, When::Making);
+        async move {
+            self.check(Hook::BeforeAgent, When::Polled);
+            Ok(c)
+        }
     }
     fn before_model(
         &self,
         _: &mut RunContext,
         _: &mut RunState,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
-        self.check(Hook::BeforeModel);
-        std::future::ready(Ok(()))
+        self.check(Hook::BeforeModel, When::Making);
+        async move {
+            self.check(Hook::BeforeModel, When::Polled);
+            Ok(())
+        }
     }
     fn wrap_model(
         &self,
         r: ModelRequest,
         next: ModelNext,
     ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send {
-        self.check(Hook::WrapModel);
-        next.run(r)
+        self.check(Hook::WrapModel, When::Making);
+        async move {
+            self.check(Hook::WrapModel, When::Polled);
+            next.run(r).await
+        }
     }
     fn after_model(
         &self,
         _: &mut RunContext,
         _: &mut RunState,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
-        self.check(Hook::AfterModel);
-        std::future::ready(Ok(()))
+        self.check(Hook::AfterModel, When::Making);
+        async move {
+            self.check(Hook::AfterModel, When::Polled);
+            Ok(())
+        }
     }
     fn wrap_tool_invoke(
         &self,
         r: ToolRequest,
         next: ToolNext,
     ) -> impl Future<Output = Result<ToolOutput, BoxError>> + Send {
-        self.check(Hook::WrapToolInvoke);
-        next.run(r)
+        self.check(Hook::WrapToolInvoke, When::Making);
+        async move {
+            self.check(Hook::WrapToolInvoke, When::Polled);
+            next.run(r).await
+        }
     }
     fn wrap_tool_stream(
         &self,
         r: ToolRequest,
         next: StreamNext,
     ) -> impl Future<Output = Result<ToolStream, BoxError>> + Send {
-        self.check(Hook::WrapToolStream);
-        next.run(r)
+        self.check(Hook::WrapToolStream, When::Making);
+        async move {
+            self.check(Hook::WrapToolStream, When::Polled);
+            next.run(r).await
+        }
     }
     fn after_agent(
         &self,
         _: &mut RunContext,
         _: &mut RunState,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
-        self.check(Hook::AfterAgent);
-        std::future::ready(Ok(()))
+        self.check(Hook::AfterAgent, When::Making);
+        async move {
+            self.check(Hook::AfterAgent, When::Polled);
+            Ok(())
+        }
     }
 }
 
@@ -157,7 +132,7 @@ async fn a_panicking_hook_ends_its_run_with_an_error_naming_hook_and_handler() {
     let agent = agent();
     for hook in Hooks::ALL.iter() {
         let error = agent
-            .run(AgentRequest::user("go").with_handler(PanicsIn(hook)))
+            .run(AgentRequest::user("go").with_handler(PanicsIn(hook, When::Polled)))
             .await
             .unwrap_err();
 
@@ -181,7 +156,7 @@ async fn a_hook_that_panics_making_its_future_ends_its_run_with_an_error_naming_
     for hook in Hooks::ALL.iter() {
         let (failed, fine) = futures::join!(
             agent
-                .run(AgentRequest::user("go").with_handler(PanicsMaking(hook)))
+                .run(AgentRequest::user("go").with_handler(PanicsIn(hook, When::Making)))
                 .result(),
             agent.run(AgentRequest::user("go")).result(),
         );
@@ -192,7 +167,7 @@ async fn a_hook_that_panics_making_its_future_ends_its_run_with_an_error_naming_
         };
         assert_eq!(failed.hook(), hook);
         assert!(
-            failed.handler().ends_with("PanicsMaking"),
+            failed.handler().ends_with("PanicsIn"),
             "{}",
             failed.handler()
         );
@@ -213,7 +188,7 @@ async fn runs_polled_together_survive_one_that_panics() {
     let runs = Hooks::ALL.iter().flat_map(|hook| {
         [
             agent.run(AgentRequest::user("go")),
-            agent.run(AgentRequest::user("go").with_handler(PanicsIn(hook))),
+            agent.run(AgentRequest::user("go").with_handler(PanicsIn(hook, When::Polled))),
         ]
     });
 
