@@ -7,9 +7,9 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-#[test]
-fn check_lists_the_tools_each_role_sees() {
-    let output = adk_output(&["check", "tests/cli/agents/desk.yaml"]);
+/// Runs `adk ARGS`, checks that it exits 0, and gives its standard output.
+fn succeeded(args: &[&str]) -> String {
+    let output = adk_output(args);
     let stdout = text(&output.stdout);
     assert_eq!(
         output.status.code(),
@@ -17,6 +17,12 @@ fn check_lists_the_tools_each_role_sees() {
         "{stdout}{}",
         text(&output.stderr)
     );
+    stdout
+}
+
+#[test]
+fn check_lists_the_tools_each_role_sees() {
+    let stdout = succeeded(&["check", "tests/cli/agents/desk.yaml"]);
     assert!(stdout.contains("agent `desk` is ready"), "{stdout}");
     assert!(
         stdout.contains("role `clerk`: set_slot_city, set_slot_room"),
@@ -32,14 +38,7 @@ fn check_lists_the_tools_each_role_sees() {
 
 #[test]
 fn check_accepts_the_example_agent_files_that_need_no_rust() {
-    let output = adk_output(&["check", "examples/agents/booking.yaml"]);
-    let stdout = text(&output.stdout);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{stdout}{}",
-        text(&output.stderr)
-    );
+    let stdout = succeeded(&["check", "examples/agents/booking.yaml"]);
     assert!(
         stdout.contains(
             "every caller: set_slot_city, set_slot_nights, set_slot_room, set_slot_breakfast"

@@ -4,19 +4,32 @@
 
 use crate::support::{Terminal, repo_file};
 
+/// `adk run` on the test desk agent, as a clerk (who may set the room).
+fn desk_as_clerk() -> Terminal {
+    let file = repo_file("tests/cli/agents/desk.yaml");
+    let path = file.to_str().expect("a UTF-8 path");
+    Terminal::start(env!("CARGO_BIN_EXE_adk"), &["run", path, "--role", "clerk"])
+}
+
+/// The desk agent with the city set and its room call waiting for approval at the
+/// prompt.
+fn desk_at_the_room_approval() -> Terminal {
+    let term = desk_as_clerk();
+    term.wait_for("Chatting with `desk`");
+    term.type_line("hi");
+    term.wait_for("Hello!");
+    term.type_line("Paris");
+    term.wait_for("✓ set_slot_city");
+    term.press("C-c");
+    term.wait_for("\ncancelled\n");
+    term.type_line("A double room");
+    term.wait_for("approve? [y/n/e(dit)]");
+    term
+}
+
 #[test]
 fn a_chat_in_a_terminal_with_an_approval_and_a_cancelled_reply() {
-    let adk = env!("CARGO_BIN_EXE_adk");
-    let file = repo_file("tests/cli/agents/desk.yaml");
-    let term = Terminal::start(
-        adk,
-        &[
-            "run",
-            file.to_str().expect("a UTF-8 path"),
-            "--role",
-            "clerk",
-        ],
-    );
+    let term = desk_as_clerk();
     term.wait_for("Chatting with `desk` on thread");
 
     term.type_line("hi");
@@ -51,26 +64,7 @@ fn a_chat_in_a_terminal_with_an_approval_and_a_cancelled_reply() {
 
 #[test]
 fn a_rejected_approval_is_the_calls_result_and_one_left_unanswered_is_asked_again() {
-    let adk = env!("CARGO_BIN_EXE_adk");
-    let file = repo_file("tests/cli/agents/desk.yaml");
-    let term = Terminal::start(
-        adk,
-        &[
-            "run",
-            file.to_str().expect("a UTF-8 path"),
-            "--role",
-            "clerk",
-        ],
-    );
-    term.wait_for("Chatting with `desk`");
-    term.type_line("hi");
-    term.wait_for("Hello!");
-    term.type_line("Paris");
-    term.wait_for("✓ set_slot_city");
-    term.press("C-c");
-    term.wait_for("\ncancelled\n");
-    term.type_line("A double room");
-    term.wait_for("approve? [y/n/e(dit)]");
+    let term = desk_at_the_room_approval();
     // Ctrl-C at the question leaves the reply waiting: the next message asks again.
     term.press("C-c");
     term.wait_for("the reply waits for a decision");
@@ -143,26 +137,7 @@ fn json_prints_each_event_in_the_wire_form_the_server_streams() {
 
 #[test]
 fn an_approval_edited_at_the_prompt_runs_with_the_new_arguments() {
-    let adk = env!("CARGO_BIN_EXE_adk");
-    let file = repo_file("tests/cli/agents/desk.yaml");
-    let term = Terminal::start(
-        adk,
-        &[
-            "run",
-            file.to_str().expect("a UTF-8 path"),
-            "--role",
-            "clerk",
-        ],
-    );
-    term.wait_for("Chatting with `desk`");
-    term.type_line("hi");
-    term.wait_for("Hello!");
-    term.type_line("Paris");
-    term.wait_for("✓ set_slot_city");
-    term.press("C-c");
-    term.wait_for("\ncancelled\n");
-    term.type_line("A double room");
-    term.wait_for("approve? [y/n/e(dit)]");
+    let term = desk_at_the_room_approval();
     term.type_line("e");
     // The call's arguments are there to edit: Ctrl-U clears them.
     term.wait_for(r#"arguments> {"value":"double"}"#);
