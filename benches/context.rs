@@ -20,7 +20,7 @@ use serde_json::json;
 use tower::service_fn;
 use tower_adk::handlers::{CharEstimate, Summarizer, TokenCounter};
 use tower_adk::{BoxError, Handler, Message, Messages, ModelRequest, ModelResponse};
-use tower_adk::{RunContext, RunState, ToolCall};
+use tower_adk::{History, RunContext, ToolCall};
 
 const BUDGET: usize = 4_000;
 
@@ -79,7 +79,7 @@ fn summarizer_per_turn(c: &mut Criterion) {
         group.bench_function(name, |b| {
             b.to_async(&runtime).iter(|| async {
                 let mut cx = RunContext::new(http::Extensions::new());
-                let mut state = RunState::new(history.clone());
+                let mut state = History::new(history.clone());
                 let hook = summarizer.before_model(&mut cx, &mut state).await;
                 hook.unwrap_or_else(|e| panic!("{e}"));
                 black_box(state)

@@ -59,15 +59,16 @@
 pub mod agent;
 pub mod checkpoint;
 pub mod compose;
+mod config;
 pub mod context;
 pub mod error;
 pub mod handler;
+mod hook;
 pub mod interrupt;
 pub mod message;
 pub mod model;
 pub mod output;
 pub mod providers;
-mod run_shared;
 #[cfg(feature = "server")]
 pub mod server;
 mod telemetry;
@@ -84,19 +85,22 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::agent::{
-    Agent, AgentBuilder, AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, AwaitRun,
-    AwaitRunLayer, Run, RunResult, RunStatus, RunStep, ToolFailurePolicy, ToolRecord,
+    Agent, AgentBuilder, AgentConfig, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun,
+    AwaitRun, AwaitRunLayer, HandlerLayer, HandlerService, Run, RunResult, RunStatus, RunStep,
+    ToolFailurePolicy,
 };
-pub use crate::context::{Locals, LocalsGuard, RunContext, RunState};
-pub use crate::error::{AgentError, BuildError, ModelError, Panicked};
-pub use crate::handler::{BoxHandler, Handler, HandlerError, HandlerLayer, Hook, Hooks, ModelNext};
-pub use crate::handler::{HandlerService, StreamNext, ToolCallNext, ToolNext};
+#[allow(deprecated)]
+pub use crate::context::RunState;
+pub use crate::context::{History, Locals, LocalsGuard, RunContext};
+pub use crate::error::{BuildError, Panicked};
+pub use crate::handler::{BoxHandler, Handler, HandlerError, Hook, Hooks, ModelNext};
+pub use crate::handler::{StreamNext, ToolCallNext, ToolNext};
 pub use crate::message::{Message, Messages, SmolStr, ToolCall};
 pub use crate::model::{
-    BoxModel, MessageAccumulator, ModelDelta, ModelOptions, ModelRequest, ModelResponse,
+    BoxModel, MessageAccumulator, ModelDelta, ModelError, ModelOptions, ModelRequest, ModelResponse,
 };
 pub use crate::output::{OutputError, TypedAgent, TypedResult};
-pub use crate::tool::{Finish, ToolResponse, ToolStream};
+pub use crate::tool::{Finish, ToolRecord, ToolResponse, ToolStream};
 pub use crate::tool::{
     Tool, ToolContext, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest,
 };

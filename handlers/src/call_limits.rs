@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use adk::model::ToolChoice;
 use adk::{BoxError, Handler, Locals, ModelNext, ModelRequest, ModelResponse, RunContext};
-use adk::{RunState, ToolError, ToolErrorKind, ToolRequest};
+use adk::{History, ToolError, ToolErrorKind, ToolRequest};
 use adk::{ToolCallNext, ToolResponse};
 use serde::{Deserialize, Serialize};
 
@@ -181,7 +181,7 @@ impl Handler for CallLimits {
         Cow::Borrowed("call_limits")
     }
 
-    async fn before_model(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn before_model(&self, cx: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         let mut counts = Counts::of(cx.locals())?;
         if let Some(limit) = self.model_calls {
             if counts.model_calls >= limit {
@@ -212,10 +212,14 @@ impl Handler for CallLimits {
         next.run(request).await
     }
 
-    async fn after_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
+    async fn after_model(
+        &self,
+        cx: &mut RunContext,
+        history: &mut History,
+    ) -> Result<(), BoxError> {
         if Counts::of(cx.locals())?.wind_down {
             // A model that calls tools anyway is not obeyed: the run ends with its text.
-            if let Some(calls) = state.messages.last_mut().and_then(|m| m.tool_calls_mut()) {
+            if let Some(calls) = history.messages.last_mut().and_then(|m| m.tool_calls_mut()) {
                 calls.clear();
             }
         }

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use adk::{BoxError, Handler, RunContext, RunState};
+use adk::{BoxError, Handler, History, RunContext};
 
 /// Runs a closure before each model call. See [`before_model`].
 #[derive(Clone)]
@@ -26,10 +26,10 @@ pub struct AfterModelFn<F> {
 /// use tower_adk::Message;
 ///
 /// // Keep the system message and the last 20 messages.
-/// let trim = tower_adk::handlers::before_model(|_cx, state| {
-///     let len = state.messages.len();
+/// let trim = tower_adk::handlers::before_model(|_cx, history| {
+///     let len = history.messages.len();
 ///     if len > 21 {
-///         let messages = state.messages.to_mut();
+///         let messages = history.messages.to_mut();
 ///         messages.drain(1..len - 20);
 ///     }
 ///     Ok(())
@@ -38,7 +38,7 @@ pub struct AfterModelFn<F> {
 /// ```
 pub fn before_model<F>(f: F) -> BeforeModelFn<F>
 where
-    F: Fn(&mut RunContext, &mut RunState) -> Result<(), BoxError> + Send + Sync + 'static,
+    F: Fn(&mut RunContext, &mut History) -> Result<(), BoxError> + Send + Sync + 'static,
 {
     BeforeModelFn { f }
 }
@@ -51,8 +51,8 @@ where
 ///
 /// ```
 /// // Never let the model call `shutdown`.
-/// let guard = tower_adk::handlers::after_model(|_cx, state| {
-///     if let Some(calls) = state.messages.last_mut().and_then(|m| m.tool_calls_mut()) {
+/// let guard = tower_adk::handlers::after_model(|_cx, history| {
+///     if let Some(calls) = history.messages.last_mut().and_then(|m| m.tool_calls_mut()) {
 ///         calls.retain(|c| c.name != "shutdown");
 ///     }
 ///     Ok(())
@@ -61,14 +61,14 @@ where
 /// ```
 pub fn after_model<F>(f: F) -> AfterModelFn<F>
 where
-    F: Fn(&mut RunContext, &mut RunState) -> Result<(), BoxError> + Send + Sync + 'static,
+    F: Fn(&mut RunContext, &mut History) -> Result<(), BoxError> + Send + Sync + 'static,
 {
     AfterModelFn { f }
 }
 
 impl<F> Handler for BeforeModelFn<F>
 where
-    F: Fn(&mut RunContext, &mut RunState) -> Result<(), BoxError> + Send + Sync + 'static,
+    F: Fn(&mut RunContext, &mut History) -> Result<(), BoxError> + Send + Sync + 'static,
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("before_model")
@@ -77,22 +77,26 @@ where
     async fn before_model(
         &self,
         cx: &mut RunContext,
-        state: &mut RunState,
+        history: &mut History,
     ) -> Result<(), BoxError> {
-        (self.f)(cx, state)
+        (self.f)(cx, history)
     }
 }
 
 impl<F> Handler for AfterModelFn<F>
 where
-    F: Fn(&mut RunContext, &mut RunState) -> Result<(), BoxError> + Send + Sync + 'static,
+    F: Fn(&mut RunContext, &mut History) -> Result<(), BoxError> + Send + Sync + 'static,
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("after_model")
     }
 
-    async fn after_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
-        (self.f)(cx, state)
+    async fn after_model(
+        &self,
+        cx: &mut RunContext,
+        history: &mut History,
+    ) -> Result<(), BoxError> {
+        (self.f)(cx, history)
     }
 }
 

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use adk::{AgentConfig, BoxError, Handler, RunContext, RunState};
+use adk::{AgentConfig, BoxError, Handler, History, RunContext};
 
 /// Runs a closure at the start of each run. See [`before_agent`].
 #[derive(Clone)]
@@ -70,8 +70,8 @@ where
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
 /// let lengths = Arc::new(Mutex::new(Vec::new()));
 /// let seen = Arc::clone(&lengths);
-/// let audit = handlers::after_agent(move |_cx, state| {
-///     seen.lock().map_err(|_| "poisoned")?.push(state.messages.len());
+/// let audit = handlers::after_agent(move |_cx, history| {
+///     seen.lock().map_err(|_| "poisoned")?.push(history.messages.len());
 ///     Ok(())
 /// });
 /// let agent = Agent::builder(ScriptedModel::new([Turn::text("hi")])).build()?;
@@ -83,7 +83,7 @@ where
 /// ```
 pub fn after_agent<F>(f: F) -> AfterAgentFn<F>
 where
-    F: Fn(&mut RunContext, &mut RunState) -> Result<(), BoxError> + Send + Sync + 'static,
+    F: Fn(&mut RunContext, &mut History) -> Result<(), BoxError> + Send + Sync + 'static,
 {
     AfterAgentFn { f }
 }
@@ -107,14 +107,18 @@ where
 
 impl<F> Handler for AfterAgentFn<F>
 where
-    F: Fn(&mut RunContext, &mut RunState) -> Result<(), BoxError> + Send + Sync + 'static,
+    F: Fn(&mut RunContext, &mut History) -> Result<(), BoxError> + Send + Sync + 'static,
 {
     fn name(&self) -> Cow<'static, str> {
         Cow::Borrowed("after_agent")
     }
 
-    async fn after_agent(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
-        (self.f)(cx, state)
+    async fn after_agent(
+        &self,
+        cx: &mut RunContext,
+        history: &mut History,
+    ) -> Result<(), BoxError> {
+        (self.f)(cx, history)
     }
 }
 

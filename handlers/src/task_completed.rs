@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use adk::model::ToolChoice;
 use adk::{AgentConfig, BoxError, Finish, Handler, Locals, Message, ModelNext, ModelRequest};
-use adk::{ModelResponse, RunContext, RunState, Tool, ToolInfo, ToolOutput, ToolRequest};
+use adk::{History, ModelResponse, RunContext, Tool, ToolInfo, ToolOutput, ToolRequest};
 
 /// A handler that gives the model a `task_completed` tool to end the run with, and
 /// completes the run with the model's closing text when it is called.
@@ -243,21 +243,28 @@ impl Handler for TaskCompleted {
         next.run(request).await
     }
 
-    async fn after_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
+    async fn after_model(
+        &self,
+        cx: &mut RunContext,
+        history: &mut History,
+    ) -> Result<(), BoxError> {
         if closing(cx.locals()) {
             cx.locals_mut().remove(Self::LOCALS_KEY);
             // The closing reply ends the run, whatever it asks for.
             // (Checked first: `last_mut` copies the history if it is shared.)
-            let has_calls = state
+            let has_calls = history
                 .messages
                 .last()
                 .is_some_and(|m| !m.tool_calls().is_empty());
             if has_calls
-                && let Some(calls) = state.messages.last_mut().and_then(Message::tool_calls_mut)
+                && let Some(calls) = history
+                    .messages
+                    .last_mut()
+                    .and_then(Message::tool_calls_mut)
             {
                 calls.clear();
             }
-        } else if state.messages.last().is_some_and(completes_without_text) {
+        } else if history.messages.last().is_some_and(completes_without_text) {
             cx.locals_mut().insert(Self::LOCALS_KEY, &true)?;
         }
         Ok(())

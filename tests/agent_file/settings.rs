@@ -418,7 +418,7 @@ async fn durable_runs_checkpoint_each_finished_turn_in_the_files_store() {
         if let Some((_, checkpoint)) = head.filter(|(_, c)| c.run.records().count() == 1) {
             assert_eq!(
                 checkpoint.status,
-                tower_adk::checkpoint::CheckpointStatus::Running
+                tower_adk::agent::CheckpointStatus::Running
             );
             break;
         }

@@ -355,12 +355,12 @@ mod types {
 
     use tower::util::BoxCloneSyncService;
     use tower::{ServiceBuilder, ServiceExt};
+    use tower_adk::agent::HandlerService;
     use tower_adk::agent::RunResult;
-    use tower_adk::handler::HandlerService;
     use tower_adk::testing::{ScriptedModel, Turn};
     use tower_adk::{Agent, AgentConfig, AgentError, AgentEvent, AgentRequest, AgentResult};
     use tower_adk::{AgentRun, BoxHandler, BuildError, HandlerError, HandlerLayer, Messages};
-    use tower_adk::{ModelError, ModelRequest, ModelResponse, RunContext, RunState, Tool};
+    use tower_adk::{History, ModelError, ModelRequest, ModelResponse, RunContext, Tool};
     use tower_adk::{ToolError, ToolOutput, ToolRecord, ToolRequest, ToolStream};
 
     fn assert_send<T: Send>() {}
@@ -401,7 +401,7 @@ mod types {
         assert_shared::<ModelRequest>();
         assert_shared::<ToolRequest>();
         assert_shared::<ToolOutput>();
-        assert_shared::<RunState>();
+        assert_shared::<History>();
         assert_shared::<Messages>();
         assert_clone::<ScriptedModel>();
     }

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use serde_json::json;
+use tower_adk::agent::ResumeError;
 use tower_adk::checkpoint::{CheckpointError, CheckpointId, CheckpointStore, MemoryStore};
 use tower_adk::interrupt::Decision;
 use tower_adk::testing::{ScriptedModel, Turn};
@@ -32,11 +33,19 @@ fn approve(checkpoint: CheckpointId) -> AgentRequest {
         .with_handler(AskBefore("transfer"))
 }
 
-/// The checkpoint error of a refused run.
-fn refusal(result: Result<AgentResult, AgentError>) -> CheckpointError {
+/// Why a resume was refused.
+fn refusal(result: Result<AgentResult, AgentError>) -> ResumeError {
+    match result {
+        Err(AgentError::Resume(error)) => *error,
+        other => panic!("expected a refused resume, got {other:?}"),
+    }
+}
+
+/// The checkpoint error of a run whose record could not be read.
+fn unreadable(result: Result<AgentResult, AgentError>) -> CheckpointError {
     match result {
         Err(AgentError::Checkpoint(error)) => *error,
-        other => panic!("expected a refused resume, got {other:?}"),
+        other => panic!("expected an unreadable record, got {other:?}"),
     }
 }
 
@@ -48,7 +57,7 @@ async fn a_checkpoint_resumed_twice_is_refused_the_second_time() {
     agent.run(approve(checkpoint.clone())).await.unwrap();
     let again = refusal(agent.run(approve(checkpoint.clone())).await);
     assert!(
-        matches!(again, CheckpointError::Used(ref id, _) if *id == checkpoint),
+        matches!(again, ResumeError::Used(ref id, _) if *id == checkpoint),
         "{again}"
     );
     assert_eq!(runs.get(), 1);
@@ -65,7 +74,7 @@ async fn two_resumes_of_one_checkpoint_at_once_run_the_call_once() {
     );
     assert_eq!([a.is_ok(), b.is_ok()].iter().filter(|ok| **ok).count(), 1);
     let refused = refusal(if a.is_err() { a } else { b });
-    assert!(matches!(refused, CheckpointError::Used(..)), "{refused}");
+    assert!(matches!(refused, ResumeError::Used(..)), "{refused}");
     assert_eq!(runs.get(), 1);
 }
 
@@ -77,9 +86,7 @@ async fn decisions_that_do_not_answer_every_interrupt_exactly_are_refused() {
 
     let none = AgentRequest::resume(checkpoint.clone(), Vec::<(String, Decision)>::new());
     let missing = refusal(agent.run(none).await);
-    assert!(
-        matches!(missing, CheckpointError::MissingDecision(ref id) if id == "agent:agent/tool:c1")
-    );
+    assert!(matches!(missing, ResumeError::MissingDecision(ref id) if id == "agent:agent/tool:c1"));
 
     let extra = AgentRequest::resume(
         checkpoint.clone(),
@@ -90,7 +97,7 @@ async fn decisions_that_do_not_answer_every_interrupt_exactly_are_refused() {
     );
     let unknown = refusal(agent.run(extra).await);
     assert!(
-        matches!(unknown, CheckpointError::UnknownInterrupt(ref id) if id == "agent:agent/tool:zz")
+        matches!(unknown, ResumeError::UnknownInterrupt(ref id) if id == "agent:agent/tool:zz")
     );
 
     let nowhere = CheckpointId {
@@ -100,7 +107,7 @@ async fn decisions_that_do_not_answer_every_interrupt_exactly_are_refused() {
     };
     assert!(matches!(
         refusal(agent.run(approve(nowhere)).await),
-        CheckpointError::Unknown(_)
+        ResumeError::Unknown(_)
     ));
     let other_run = CheckpointId {
         run: "someone-else".into(),
@@ -108,7 +115,7 @@ async fn decisions_that_do_not_answer_every_interrupt_exactly_are_refused() {
     };
     assert!(matches!(
         refusal(agent.run(approve(other_run)).await),
-        CheckpointError::Unknown(_)
+        ResumeError::Unknown(_)
     ));
 
     // Nothing of that changed the checkpoint.
@@ -143,7 +150,7 @@ async fn a_corrupt_record_and_one_of_another_format_are_typed_errors() {
         version,
         ..checkpoint.clone()
     };
-    let future = refusal(agent.run(approve(at(version))).await);
+    let future = unreadable(agent.run(approve(at(version))).await);
     assert!(
         matches!(future, CheckpointError::UnknownFormat { found: 99 }),
         "{future}"
@@ -153,13 +160,13 @@ async fn a_corrupt_record_and_one_of_another_format_are_typed_errors() {
         .append(&thread, Some(version), b"\x00not json".to_vec())
         .await
         .unwrap();
-    let corrupt = refusal(agent.run(approve(at(version))).await);
+    let corrupt = unreadable(agent.run(approve(at(version))).await);
     assert!(matches!(corrupt, CheckpointError::Corrupt(_)), "{corrupt}");
     // And a thread whose head is corrupt refuses new runs the same way.
     let on_thread = agent
         .run(AgentRequest::user("hi").on_thread(thread.as_str()))
         .await;
-    assert!(matches!(refusal(on_thread), CheckpointError::Corrupt(_)));
+    assert!(matches!(unreadable(on_thread), CheckpointError::Corrupt(_)));
     assert_eq!(runs.get(), 0);
 }
 
@@ -171,7 +178,7 @@ async fn an_expired_checkpoint_is_unknown() {
     let checkpoint = stop(&agent).await.checkpoint.unwrap();
     tokio::time::sleep(Duration::from_millis(120)).await;
     let expired = refusal(agent.run(approve(checkpoint)).await);
-    assert!(matches!(expired, CheckpointError::Unknown(_)), "{expired}");
+    assert!(matches!(expired, ResumeError::Unknown(_)), "{expired}");
     assert_eq!(runs.get(), 0);
 }
 

@@ -2,11 +2,11 @@
 
 use futures::StreamExt;
 use serde_json::json;
-use tower_adk::checkpoint::CheckpointError;
+use tower_adk::agent::ResumeError;
 use tower_adk::interrupt::{Decision, Interrupt, Resumed};
 use tower_adk::testing::{ScriptedModel, Turn};
 use tower_adk::{Agent, AgentConfig, AgentError, AgentEvent, AgentRequest, BoxError, Handler};
-use tower_adk::{RunContext, RunState, RunStatus, Tool, ToolInfo, ToolRequest};
+use tower_adk::{History, RunContext, RunStatus, Tool, ToolInfo, ToolRequest};
 
 use super::{AskBefore, Counter, counted};
 
@@ -104,10 +104,10 @@ async fn an_invalid_edit_is_refused_and_the_checkpoint_stays_usable() {
         arguments: json!({"amount": "five"}),
     };
     let error = agent.run(resume(&stopped, bad)).await.unwrap_err();
-    let AgentError::Checkpoint(refused) = &error else {
+    let AgentError::Resume(refused) = &error else {
         panic!("{error}")
     };
-    let CheckpointError::InvalidEdit { id, reason } = &**refused else {
+    let ResumeError::InvalidEdit { id, reason } = &**refused else {
         panic!("{refused}")
     };
     assert_eq!(id, "agent:bank/tool:c1");
@@ -239,7 +239,7 @@ async fn of_three_parallel_calls_one_interrupts_and_the_others_never_run_twice()
 struct AskName;
 
 impl Handler for AskName {
-    async fn before_model(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn before_model(&self, cx: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         if cx.locals().contains("name") {
             return Ok(());
         }
@@ -303,7 +303,7 @@ async fn a_hook_interrupts_and_reads_its_answer_when_it_runs_again() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&wrong, AgentError::Checkpoint(e) if matches!(**e, CheckpointError::WrongDecision { .. }))
+        matches!(&wrong, AgentError::Resume(e) if matches!(**e, ResumeError::WrongDecision { .. }))
     );
 
     let answer = Decision::Respond {

@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use serde_json::json;
-use tower_adk::checkpoint::{CheckpointError, CheckpointStatus, CheckpointStore, MemoryStore};
+use tower_adk::agent::CheckpointStatus;
+use tower_adk::checkpoint::{CheckpointError, CheckpointStore, MemoryStore};
 use tower_adk::interrupt::Decision;
 use tower_adk::testing::{ScriptedModel, Turn, sleep_tool};
 use tower_adk::{Agent, AgentError, AgentRequest, Message, RunStatus};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use tower_adk::checkpoint::CheckpointError;
+use tower_adk::agent::ResumeError;
 use tower_adk::handlers::{AlwaysApprove, ApprovalRule, DecisionKind, HumanApproval, policy};
 use tower_adk::interrupt::Decision;
 use tower_adk::testing::{ScriptedModel, Turn};
@@ -144,11 +144,8 @@ async fn an_invalid_edit_is_refused_and_the_checkpoint_can_still_be_approved() {
     };
     let refused = agent.run(answer(&stopped, edit, approval())).await;
     match refused {
-        Err(AgentError::Checkpoint(error)) => {
-            assert!(
-                matches!(*error, CheckpointError::InvalidEdit { .. }),
-                "{error}"
-            );
+        Err(AgentError::Resume(error)) => {
+            assert!(matches!(*error, ResumeError::InvalidEdit { .. }), "{error}");
         }
         other => panic!("expected an invalid edit, got {other:?}"),
     }

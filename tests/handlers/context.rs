@@ -8,7 +8,7 @@ use tower::{ServiceBuilder, ServiceExt};
 use tower_adk::handlers::wrap_tool_invoke;
 use tower_adk::testing::{ScriptedModel, Turn};
 use tower_adk::{Agent, AgentConfig, AgentRequest, BoxError, Handler, HandlerLayer, ModelNext};
-use tower_adk::{ModelRequest, ModelResponse, RunContext, RunState, Tool, ToolInfo, ToolOutput};
+use tower_adk::{History, ModelRequest, ModelResponse, RunContext, Tool, ToolInfo, ToolOutput};
 
 use crate::support::Log;
 
@@ -50,7 +50,7 @@ impl Handler for Inserts {
         Ok(config)
     }
 
-    async fn after_model(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn after_model(&self, cx: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         if cx.iteration() == 1 {
             cx.extensions_mut().insert(Approved(true));
         }
@@ -81,7 +81,7 @@ impl Handler for Observes {
         Ok(config)
     }
 
-    async fn before_model(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn before_model(&self, cx: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         self.saw("before_model", cx);
         Ok(())
     }
@@ -96,12 +96,12 @@ impl Handler for Observes {
         next.run(request).await
     }
 
-    async fn after_model(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn after_model(&self, cx: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         self.saw("after_model", cx);
         Ok(())
     }
 
-    async fn after_agent(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn after_agent(&self, cx: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         self.saw("after_agent", cx);
         Ok(())
     }
@@ -199,14 +199,14 @@ async fn values_a_wrapper_inserts_reach_the_inner_stages_of_that_call_only() {
 struct CountsModelCalls(Log);
 
 impl Handler for CountsModelCalls {
-    async fn before_model(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn before_model(&self, cx: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         let so_far: Option<u32> = cx.locals().get("model_calls")?;
         self.0
             .push(format!("iteration {}: {so_far:?}", cx.iteration()));
         Ok(())
     }
 
-    async fn after_model(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn after_model(&self, cx: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         let so_far: u32 = cx.locals().get("model_calls")?.unwrap_or(0);
         cx.locals_mut().insert("model_calls", &(so_far + 1))?;
         Ok(())

@@ -10,8 +10,8 @@ use tower_adk::testing::{ScriptedModel, Turn};
 use tower_adk::{
     Agent, AgentRequest, BoxError, BoxHandler, Handler, HandlerLayer, Hook, Message, ModelRequest,
 };
+use tower_adk::{History, RunContext, ToolNext, ToolRequest};
 use tower_adk::{ModelResponse, Tool, ToolCall, ToolInfo, ToolOutput};
-use tower_adk::{RunContext, RunState, ToolNext, ToolRequest};
 
 use crate::support::{Log, Probe};
 
@@ -79,7 +79,7 @@ async fn layer_handlers_run_before_request_handlers_and_after_hooks_unwind_inner
 struct Partial(Log);
 
 impl Handler for Partial {
-    async fn before_model(&self, _: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn before_model(&self, _: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         self.0.push("partial.before_model".to_owned());
         Ok(())
     }

@@ -6,7 +6,7 @@ use tower::BoxError;
 use tower_adk::handlers::map_output_chunks;
 use tower_adk::testing::{ScriptedModel, Turn, chunk_tool, text_tool};
 use tower_adk::{Agent, AgentConfig, AgentError, AgentRequest, Handler, Hook, Hooks, ModelRequest};
-use tower_adk::{ModelNext, ModelResponse, RunContext, RunState, StreamNext, ToolNext};
+use tower_adk::{History, ModelNext, ModelResponse, RunContext, StreamNext, ToolNext};
 use tower_adk::{ToolOutput, ToolRequest, ToolStream};
 
 /// Panics in one hook, while making its future or while it is polled; passes through
@@ -48,7 +48,7 @@ impl Handler for PanicsIn {
     fn before_model(
         &self,
         _: &mut RunContext,
-        _: &mut RunState,
+        _: &mut History,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
         self.check(Hook::BeforeModel, When::Making);
         async move {
@@ -70,7 +70,7 @@ impl Handler for PanicsIn {
     fn after_model(
         &self,
         _: &mut RunContext,
-        _: &mut RunState,
+        _: &mut History,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
         self.check(Hook::AfterModel, When::Making);
         async move {
@@ -103,7 +103,7 @@ impl Handler for PanicsIn {
     fn after_agent(
         &self,
         _: &mut RunContext,
-        _: &mut RunState,
+        _: &mut History,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
         self.check(Hook::AfterAgent, When::Making);
         async move {

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use tower_adk::{AgentConfig, BoxError, Handler, Hook, ModelNext, ModelRequest, ModelResponse};
-use tower_adk::{RunContext, RunState, StreamNext, Tool, ToolInfo, ToolNext, ToolOutput};
+use tower_adk::{History, RunContext, StreamNext, Tool, ToolInfo, ToolNext, ToolOutput};
 use tower_adk::{ToolRequest, ToolStream};
 
 /// An ordered record of what ran, shared between handlers, tools and models.
@@ -122,11 +122,11 @@ impl Handler for Probe {
         Ok(config)
     }
 
-    async fn before_model(&self, _: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn before_model(&self, _: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         self.enter(Hook::BeforeModel)
     }
 
-    async fn after_model(&self, _: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn after_model(&self, _: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         self.enter(Hook::AfterModel)
     }
 
@@ -163,7 +163,7 @@ impl Handler for Probe {
         stream
     }
 
-    async fn after_agent(&self, _: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn after_agent(&self, _: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         self.enter(Hook::AfterAgent)
     }
 }

@@ -23,7 +23,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use tower_adk::checkpoint::{CheckpointId, CheckpointStatus, CheckpointStore};
+use tower_adk::agent::{Checkpoint, CheckpointStatus};
+use tower_adk::checkpoint::{CheckpointId, CheckpointStore};
 use tower_adk::interrupt::Decision;
 use tower_adk::testing::{ScriptedModel, Turn};
 use tower_adk::{Agent, AgentRequest, RunStatus};
@@ -119,7 +120,7 @@ async fn killed_between_turns_taken_over(store: &str, dir: &Path) {
     let mut waited = Duration::ZERO;
     loop {
         let head = checkpoints.head(&thread).await.unwrap();
-        let checkpoint = head.map(|h| tower_adk::checkpoint::Checkpoint::decode(&h.bytes).unwrap());
+        let checkpoint = head.map(|h| Checkpoint::decode(&h.bytes).unwrap());
         if checkpoint
             .is_some_and(|c| c.status == CheckpointStatus::Running && c.run.records().count() == 1)
         {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use serde_json::{Value, json};
+use tower_adk::agent::ResumeError;
 use tower_adk::checkpoint::{CheckpointError, CheckpointId};
 use tower_adk::interrupt::Interrupt;
 use tower_adk::testing::{ScriptedModel, Turn, chunk_tool, failing_tool};
@@ -138,21 +139,22 @@ fn a_reader_skips_types_and_ignores_fields_it_does_not_know() {
 #[test]
 fn error_codes_are_stable_and_distinct() {
     let id: CheckpointId = "t@1#r".parse().unwrap();
+    let resume_errors = [
+        ResumeError::Unknown(id.clone()),
+        ResumeError::Used(id.clone(), 2),
+        ResumeError::Ended(id.clone()),
+        ResumeError::MissingDecision("i".into()),
+        ResumeError::UnknownInterrupt("i".into()),
+    ];
     let checkpoint_errors = [
-        CheckpointError::Unknown(id.clone()),
-        CheckpointError::Used(id.clone(), 2),
-        CheckpointError::Ended(id.clone()),
-        CheckpointError::MissingDecision("i".into()),
-        CheckpointError::UnknownInterrupt("i".into()),
         CheckpointError::ThreadBusy("t".into()),
         CheckpointError::ThreadInterrupted(id),
         CheckpointError::UnknownFormat { found: 9 },
         CheckpointError::Corrupt("x".into()),
         CheckpointError::MalformedId("x".into()),
     ];
-    let codes: Vec<_> = checkpoint_errors
-        .iter()
-        .map(CheckpointError::code)
+    let codes: Vec<_> = (resume_errors.iter().map(ResumeError::code))
+        .chain(checkpoint_errors.iter().map(CheckpointError::code))
         .collect();
     assert_eq!(
         codes,

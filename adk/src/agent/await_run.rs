@@ -8,7 +8,7 @@ use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
 use super::{AgentRequest, AgentResult, AgentRun, RunResult};
-use crate::AgentError;
+use crate::agent::error::AgentError;
 
 /// An agent as a `Service` whose response is the run's final [`AgentResult`]: its future
 /// completes when the run ends, so the tower layers around it bound whole runs.

@@ -12,13 +12,21 @@ use futures::{Stream, StreamExt};
 use serde_json::Value;
 use tower::BoxError;
 
+use super::event::AgentEvent;
 use super::merge::SmallMerge;
-use super::{AgentConfig, AgentEvent, ToolRecord};
+use crate::agent::error::AgentError;
+use crate::config::AgentConfig;
 use crate::context::Scope;
 use crate::handler::{Chain, HandlerError};
+use crate::message::ToolCall;
 use crate::telemetry::{self, InSpan};
+use crate::tool::Finish;
+use crate::tool::Tool;
+use crate::tool::ToolError;
+use crate::tool::ToolRecord;
 use crate::tool::ToolReport;
-use crate::{AgentError, Finish, Tool, ToolCall, ToolError, ToolRequest, ToolStream};
+use crate::tool::ToolRequest;
+use crate::tool::ToolStream;
 
 /// What one call reports while it runs.
 pub(crate) enum CallEvent {

@@ -3,7 +3,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use super::RunStep;
+use super::run::RunStep;
+use crate::config::AgentConfig;
 
 /// What the loop's topology depends on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -16,6 +17,15 @@ pub(crate) struct LoopKey {
 
 impl LoopKey {
     const COUNT: usize = 4;
+
+    /// The key of a run with this configuration.
+    pub(crate) fn of(config: &AgentConfig) -> Self {
+        let tools = !config.tools().is_empty();
+        LoopKey {
+            tools,
+            return_directly: tools && config.returns_directly(),
+        }
+    }
 
     fn index(self) -> usize {
         usize::from(self.tools) * 2 + usize::from(self.return_directly)

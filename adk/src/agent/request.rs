@@ -4,7 +4,8 @@
 use crate::checkpoint::CheckpointId;
 use crate::handler::BoxHandler;
 use crate::interrupt::{Decision, Decisions};
-use crate::{Message, Messages};
+use crate::message::Message;
+use crate::message::Messages;
 
 /// One request to an agent: the input messages, typed extensions, and handlers for this
 /// request only.

@@ -1,11 +1,7 @@
 //! The store seam: [`CheckpointStore`], a small async trait over versioned byte records
-//! kept per thread, with compare-and-swap on the version; and [`MemoryStore`], the store
-//! that keeps them in this process.
+//! kept per thread, with compare-and-swap on the version.
 
-use std::collections::HashMap;
-use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use tower::BoxError;
@@ -16,7 +12,7 @@ use tower::BoxError;
 pub struct StoredRecord {
     /// The version: 1 for a thread's first record, one more for each after it.
     pub version: u64,
-    /// The record, as the run wrote it (see [`Checkpoint`](super::Checkpoint)).
+    /// The record, as the run wrote it (see [`Checkpoint`](crate::agent::Checkpoint)).
     pub bytes: Vec<u8>,
 }
 
@@ -141,158 +137,5 @@ impl<S: CheckpointStore + ?Sized> CheckpointStore for Arc<S> {
 
     fn delete_thread<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         (**self).delete_thread(thread)
-    }
-}
-
-/// A store in this process's memory: for tests, and for interrupts that are answered
-/// while the process lives. Clones share the records.
-///
-/// # Example
-///
-/// ```
-/// use tower_adk::checkpoint::{CheckpointStore, MemoryStore};
-///
-/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// let store = MemoryStore::new();
-/// let v1 = store.append("t1", None, b"first".to_vec()).await?;
-/// let v2 = store.append("t1", Some(v1), b"second".to_vec()).await?;
-/// assert_eq!((v1, v2), (1, 2));
-/// // A writer that still expects version 1 is refused.
-/// assert!(store.append("t1", Some(v1), b"lost".to_vec()).await.unwrap_err().is_conflict());
-/// assert_eq!(store.head("t1").await?.map(|r| r.bytes), Some(b"second".to_vec()));
-/// # Ok::<_, tower_adk::checkpoint::StoreError>(())
-/// # }).unwrap();
-/// ```
-#[derive(Clone, Default)]
-pub struct MemoryStore {
-    threads: Arc<Mutex<HashMap<String, Thread>>>,
-    expire_after: Option<Duration>,
-}
-
-/// A thread's records, oldest first, and the newest version it ever had.
-#[derive(Default)]
-struct Thread {
-    records: Vec<(StoredRecord, SystemTime)>,
-    last: u64,
-}
-
-impl MemoryStore {
-    /// An empty store whose records do not expire.
-    pub fn new() -> Self {
-        MemoryStore::default()
-    }
-
-    /// Records expire this long after they were written.
-    pub fn expire_after(mut self, ttl: Duration) -> Self {
-        self.expire_after = Some(ttl);
-        self
-    }
-
-    /// Runs `f` on the thread's records, without those that expired (on an empty
-    /// thread when it has none; only `append` keeps a thread that was not there).
-    fn with_thread<T>(&self, thread: &str, f: impl FnOnce(&mut Thread) -> T) -> T {
-        let mut threads = self.threads.lock().unwrap_or_else(PoisonError::into_inner);
-        let Some(entry) = threads.get_mut(thread) else {
-            return f(&mut Thread::default());
-        };
-        if let Some(ttl) = self.expire_after {
-            let now = SystemTime::now();
-            entry
-                .records
-                .retain(|(_, written)| now.duration_since(*written).unwrap_or_default() < ttl);
-        }
-        f(entry)
-    }
-}
-
-impl CheckpointStore for MemoryStore {
-    fn head<'a>(
-        &'a self,
-        thread: &'a str,
-    ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
-        let head = self.with_thread(thread, |t| t.records.last().map(|(r, _)| r.clone()));
-        Box::pin(std::future::ready(Ok(head)))
-    }
-
-    fn get<'a>(
-        &'a self,
-        thread: &'a str,
-        version: u64,
-    ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
-        let record = self.with_thread(thread, |t| {
-            let found = t.records.iter().find(|(r, _)| r.version == version);
-            found.map(|(r, _)| r.clone())
-        });
-        Box::pin(std::future::ready(Ok(record)))
-    }
-
-    fn append<'a>(
-        &'a self,
-        thread: &'a str,
-        expected: Option<u64>,
-        bytes: Vec<u8>,
-    ) -> BoxFuture<'a, Result<u64, StoreError>> {
-        self.threads
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(thread.to_owned())
-            .or_default();
-        let appended = self.with_thread(thread, |t| {
-            let found = t.records.last().map(|(r, _)| r.version);
-            if found != expected {
-                return Err(StoreError::Conflict {
-                    thread: thread.to_owned(),
-                    expected,
-                    found,
-                });
-            }
-            t.last += 1;
-            let record = StoredRecord::new(t.last, bytes);
-            t.records.push((record, SystemTime::now()));
-            Ok(t.last)
-        });
-        Box::pin(std::future::ready(appended))
-    }
-
-    fn list<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<Vec<u64>, StoreError>> {
-        let versions = self.with_thread(thread, |t| {
-            t.records.iter().map(|(r, _)| r.version).collect()
-        });
-        Box::pin(std::future::ready(Ok(versions)))
-    }
-
-    fn delete_thread<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
-        let mut threads = self.threads.lock().unwrap_or_else(PoisonError::into_inner);
-        let deleted = threads
-            .remove(thread)
-            .is_some_and(|t| !t.records.is_empty());
-        Box::pin(std::future::ready(Ok(deleted)))
-    }
-}
-
-impl fmt::Debug for MemoryStore {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let threads = self.threads.lock().map(|t| t.len()).unwrap_or_default();
-        f.debug_struct("MemoryStore")
-            .field("threads", &threads)
-            .field("expire_after", &self.expire_after)
-            .finish()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::MemoryStore;
-    use crate::testing::check_store;
-
-    #[tokio::test]
-    async fn memory_store_keeps_the_store_contract() {
-        check_store(|ttl| async move {
-            match ttl {
-                Some(ttl) => MemoryStore::new().expire_after(ttl),
-                None => MemoryStore::new(),
-            }
-        })
-        .await;
     }
 }

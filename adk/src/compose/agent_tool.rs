@@ -12,14 +12,21 @@ use serde_json::{Value, json};
 use tower::{BoxError, Service};
 
 use super::{Named, passed_down};
+use crate::agent::Agent;
+use crate::agent::AgentEvent;
+use crate::agent::AgentRequest;
+use crate::agent::AgentResult;
+use crate::agent::AgentRun;
+use crate::agent::RunStatus;
 use crate::checkpoint::CheckpointId;
 use crate::interrupt::Interrupt;
+use crate::tool::Tool;
+use crate::tool::ToolError;
+use crate::tool::ToolInfo;
+use crate::tool::ToolRequest;
+use crate::tool::ToolStream;
 use crate::tool::{ToolEvent, ToolReport};
 use crate::wire::WireEvent;
-use crate::{
-    Agent, AgentEvent, AgentRequest, AgentResult, AgentRun, RunStatus, Tool, ToolError, ToolInfo,
-    ToolRequest, ToolStream,
-};
 
 /// The result an [`AgentTool`] answers its caller's model with.
 type ResultFn = Arc<dyn Fn(&AgentResult) -> String + Send + Sync>;
@@ -164,7 +171,7 @@ impl AgentTool {
             Some(decisions) => {
                 let checkpoint = take_checkpoint(call).ok_or_else(|| {
                     ToolError::new(
-                        crate::ToolErrorKind::Failed,
+                        crate::tool::ToolErrorKind::Failed,
                         "the sub-agent's interrupted run is not known to this run",
                     )
                 })?;

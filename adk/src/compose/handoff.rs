@@ -10,10 +10,19 @@ use serde_json::json;
 use tower::{BoxError, Service};
 
 use super::{Named, all_names, next_request, refused, resumed_agent};
-use crate::{
-    AgentConfig, AgentEvent, AgentRequest, AgentResult, AgentRun, Finish, Handler, Message,
-    Messages, RunContext, Tool, ToolInfo, ToolOutput,
-};
+use crate::agent::AgentConfig;
+use crate::agent::AgentEvent;
+use crate::agent::AgentRequest;
+use crate::agent::AgentResult;
+use crate::agent::AgentRun;
+use crate::context::RunContext;
+use crate::handler::Handler;
+use crate::message::Message;
+use crate::message::Messages;
+use crate::tool::Finish;
+use crate::tool::Tool;
+use crate::tool::ToolInfo;
+use crate::tool::ToolOutput;
 
 /// The prefix of the tools that hand off: `transfer_to_<name>`.
 pub const TRANSFER_PREFIX: &str = "transfer_to_";
@@ -208,11 +217,11 @@ impl Handoffs {
                     event => yield event,
                 }
             }
-            let result = result.ok_or(crate::AgentError::Incomplete)?;
+            let result = result.ok_or(crate::agent::AgentError::Incomplete)?;
             // A run stopped at an interrupt hands off only once resumed and its turn
             // is done: its pending approvals are asked first.
             let target = (current.name == inner.first.name
-                && result.status != crate::RunStatus::Interrupted)
+                && result.status != crate::agent::RunStatus::Interrupted)
                 .then(|| inner.transfer(&current, &result))
                 .flatten();
             match target {

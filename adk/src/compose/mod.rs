@@ -77,12 +77,14 @@ pub use self::parallel::{Branch, Parallel};
 pub use self::repeat::{DEFAULT_MAX_ROUNDS, Loop};
 pub use self::sequential::Sequential;
 #[cfg(doc)]
-use crate::Agent;
+use crate::agent::Agent;
+use crate::agent::AgentError;
+use crate::agent::AgentEvent;
+use crate::agent::AgentRequest;
+use crate::agent::AgentRun;
+use crate::interrupt::{CallAnswers, InterruptAddress, Resumed};
 #[cfg(doc)]
-use crate::Tool;
-use crate::interrupt::Resumed;
-use crate::tool::{CallDecisions, NestedDecisions};
-use crate::{AgentError, AgentEvent, AgentRequest, AgentRun};
+use crate::tool::Tool;
 
 /// Any agent, boxed: a service that answers an [`AgentRequest`] with an [`AgentRun`].
 pub type BoxAgent = BoxCloneSyncService<AgentRequest, AgentRun, BoxError>;
@@ -128,7 +130,7 @@ pub(crate) struct Named {
 
 /// The names of the agents a composition (or an [`Agent`]) is made of, found by its type.
 fn contained_names(agent: &dyn std::any::Any) -> Vec<Arc<str>> {
-    if let Some(agent) = agent.downcast_ref::<crate::Agent>() {
+    if let Some(agent) = agent.downcast_ref::<crate::agent::Agent>() {
         vec![Arc::from(agent.name())]
     } else if let Some(sequential) = agent.downcast_ref::<Sequential>() {
         sequential.agent_names()
@@ -157,7 +159,7 @@ pub(crate) fn refused<'a>(
     request: &AgentRequest,
     agents: impl IntoIterator<Item = &'a Named>,
 ) -> Result<(), AgentError> {
-    use crate::BuildError;
+    use crate::error::BuildError;
     if let Some(thread) = request.thread() {
         return Err(AgentError::Config(BuildError::CompositionOnThread(
             thread.to_owned(),
@@ -220,11 +222,9 @@ pub(crate) fn resumed_agent<'a>(
     agents: impl IntoIterator<Item = &'a Named>,
 ) -> Option<Result<&'a Named, AgentError>> {
     let decisions = request.resume_decisions()?;
-    // `agent:NAME/...`
-    let names: Vec<&str> = decisions
-        .keys()
-        .filter_map(|id| id.strip_prefix("agent:")?.split('/').next())
-        .collect();
+    let addresses: Vec<InterruptAddress> =
+        decisions.keys().filter_map(|id| id.parse().ok()).collect();
+    let names: Vec<&str> = addresses.iter().map(InterruptAddress::agent).collect();
     let found = agents
         .into_iter()
         .find(|named| names.iter().any(|n| named.names.iter().any(|m| **m == **n)));
@@ -244,13 +244,15 @@ pub(crate) fn resumed_agent<'a>(
 pub(crate) fn passed_down(extensions: &http::Extensions) -> http::Extensions {
     let mut extensions = extensions.clone();
     extensions.remove::<Resumed>();
-    extensions.remove::<CallDecisions>();
-    extensions.remove::<NestedDecisions>();
+    extensions.remove::<CallAnswers>();
     extensions
 }
 
 /// A copy of a request's extensions and handlers, for one more agent of a composition.
-pub(crate) fn next_request(from: &AgentRequest, messages: crate::Messages) -> AgentRequest {
+pub(crate) fn next_request(
+    from: &AgentRequest,
+    messages: crate::message::Messages,
+) -> AgentRequest {
     let mut request = AgentRequest::new(messages);
     *request.extensions_mut() = passed_down(from.extensions());
     request.copy_handlers_from(from);
@@ -265,8 +267,8 @@ pub(crate) type Answer = Ready<Result<AgentRun, Infallible>>;
 /// to them), answering with the run at once.
 macro_rules! service_from_run {
     ($composition:ty) => {
-        impl tower::Service<crate::AgentRequest> for $composition {
-            type Response = crate::AgentRun;
+        impl tower::Service<crate::agent::AgentRequest> for $composition {
+            type Response = crate::agent::AgentRun;
             type Error = std::convert::Infallible;
             type Future = crate::compose::Answer;
 
@@ -278,7 +280,7 @@ macro_rules! service_from_run {
                 std::task::Poll::Ready(Ok(()))
             }
 
-            fn call(&mut self, request: crate::AgentRequest) -> crate::compose::Answer {
+            fn call(&mut self, request: crate::agent::AgentRequest) -> crate::compose::Answer {
                 std::future::ready(Ok(self.run(request)))
             }
         }
@@ -288,23 +290,25 @@ pub(crate) use service_from_run;
 
 /// A run's conversation, as the next agent of a workflow sees it: its history without
 /// its instruction.
-pub(crate) fn conversation(result: &crate::AgentResult) -> crate::Messages {
+pub(crate) fn conversation(result: &crate::agent::AgentResult) -> crate::message::Messages {
     result
         .messages
         .iter()
-        .filter(|m| !matches!(m, crate::Message::System { .. }))
+        .filter(|m| !matches!(m, crate::message::Message::System { .. }))
         .cloned()
         .collect()
 }
 
 /// Makes the next input of a workflow from a result.
-pub(crate) type InputFn = Arc<dyn Fn(&crate::AgentResult) -> crate::Messages + Send + Sync>;
+pub(crate) type InputFn =
+    Arc<dyn Fn(&crate::agent::AgentResult) -> crate::message::Messages + Send + Sync>;
 
 /// Reads a run to its end, handing on every event but its `Completed`, whose result
 /// comes last, as `Err`. (The workflows' bodies read their agents' runs with it.)
 pub(crate) fn relayed(
     run: AgentRun,
-) -> impl Stream<Item = Result<Result<AgentEvent, Box<crate::AgentResult>>, AgentError>> + Send {
+) -> impl Stream<Item = Result<Result<AgentEvent, Box<crate::agent::AgentResult>>, AgentError>> + Send
+{
     use futures::StreamExt;
     run.map(|event| {
         event.map(|event| match event {

@@ -7,10 +7,16 @@ use futures::stream::{self, BoxStream};
 use tower::{BoxError, Service};
 
 use super::{Named, all_names, next_request, refused, relayed, resumed_agent};
-use crate::{
-    Agent, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Locals, Message, Messages,
-    RunStatus,
-};
+use crate::agent::Agent;
+use crate::agent::AgentError;
+use crate::agent::AgentEvent;
+use crate::agent::AgentRequest;
+use crate::agent::AgentResult;
+use crate::agent::AgentRun;
+use crate::agent::RunStatus;
+use crate::context::Locals;
+use crate::message::Message;
+use crate::message::Messages;
 
 /// The final message of a [`Parallel`] run, made from its branches' results.
 type MergeFn = Arc<dyn Fn(&[Branch]) -> Message + Send + Sync>;

@@ -9,10 +9,23 @@ use serde_json::{Value, json};
 use tower::{BoxError, Service};
 
 use super::{InputFn, Named, conversation, next_request, refused, relayed};
-use crate::{
-    Agent, AgentConfig, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Finish,
-    Handler, Message, Messages, RunContext, RunStatus, Tool, ToolInfo, ToolOutput, ToolRequest,
-};
+use crate::agent::Agent;
+use crate::agent::AgentConfig;
+use crate::agent::AgentError;
+use crate::agent::AgentEvent;
+use crate::agent::AgentRequest;
+use crate::agent::AgentResult;
+use crate::agent::AgentRun;
+use crate::agent::RunStatus;
+use crate::context::RunContext;
+use crate::handler::Handler;
+use crate::message::Message;
+use crate::message::Messages;
+use crate::tool::Finish;
+use crate::tool::Tool;
+use crate::tool::ToolInfo;
+use crate::tool::ToolOutput;
+use crate::tool::ToolRequest;
 
 /// The default bound on a [`Loop`]'s rounds.
 pub const DEFAULT_MAX_ROUNDS: usize = 10;

@@ -8,9 +8,14 @@ use tower::{BoxError, Service};
 use super::{
     InputFn, Named, all_names, conversation, next_request, refused, relayed, resumed_agent,
 };
-use crate::{
-    Agent, AgentError, AgentEvent, AgentRequest, AgentResult, AgentRun, Messages, RunStatus,
-};
+use crate::agent::Agent;
+use crate::agent::AgentError;
+use crate::agent::AgentEvent;
+use crate::agent::AgentRequest;
+use crate::agent::AgentResult;
+use crate::agent::AgentRun;
+use crate::agent::RunStatus;
+use crate::message::Messages;
 
 /// Agents run one after the other, each on what the one before left: by default the
 /// conversation so far (the request, and each agent's history without its instruction,

@@ -1,21 +1,29 @@
 //! [`BoxHandler`]: a handler with its type erased behind the object-safe twin of
 //! [`Handler`], which also learns which hooks the handler leaves to their pass-through
-//! default so that the runs skip it there.
+//! default so that the runs skip it there; and [`Next`], the rest of a chain of such
+//! handlers around a model or a tool, which each wrapper is handed. (The two are one
+//! knot: the erased handler's wrappers take a `Next`, and a `Next` holds the handlers.)
 
-use std::any::TypeId;
+use std::any::{Any, TypeId};
 use std::borrow::Cow;
 use std::fmt;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use futures::future::BoxFuture;
+use futures::FutureExt;
+use futures::future::{self, BoxFuture, Either};
 use tower::BoxError;
 
 use super::Handler;
-use super::hooks::{Hook, Hooks};
-use super::next::{ModelNext, StreamNext, ToolNext};
-use crate::{AgentConfig, ModelRequest, ModelResponse, RunContext, RunState};
-use crate::{ToolOutput, ToolRequest, ToolStream};
+use super::error::HandlerError;
+use crate::config::AgentConfig;
+use crate::context::{History, RunContext};
+use crate::error::Panicked;
+use crate::hook::{Hook, Hooks};
+use crate::model::{ModelRequest, ModelResponse};
+use crate::tool::{ToolOutput, ToolRequest, ToolStream};
 
 /// A type-erased [`Handler`], cheap to clone.
 ///
@@ -123,12 +131,12 @@ pub(crate) trait DynHandler: Send + Sync + 'static {
     fn before_model<'a>(
         &'a self,
         cx: &'a mut RunContext,
-        state: &'a mut RunState,
+        history: &'a mut History,
     ) -> HookFuture<'a, Result<(), BoxError>>;
     fn after_model<'a>(
         &'a self,
         cx: &'a mut RunContext,
-        state: &'a mut RunState,
+        history: &'a mut History,
     ) -> HookFuture<'a, Result<(), BoxError>>;
     fn wrap_model(
         &self,
@@ -148,7 +156,7 @@ pub(crate) trait DynHandler: Send + Sync + 'static {
     fn after_agent<'a>(
         &'a self,
         cx: &'a mut RunContext,
-        state: &'a mut RunState,
+        history: &'a mut History,
     ) -> HookFuture<'a, Result<(), BoxError>>;
 }
 
@@ -168,17 +176,17 @@ impl<H: Handler> DynHandler for H {
     fn before_model<'a>(
         &'a self,
         cx: &'a mut RunContext,
-        state: &'a mut RunState,
+        history: &'a mut History,
     ) -> HookFuture<'a, Result<(), BoxError>> {
-        HookFuture::from_or_box(Handler::before_model(self, cx, state))
+        HookFuture::from_or_box(Handler::before_model(self, cx, history))
     }
 
     fn after_model<'a>(
         &'a self,
         cx: &'a mut RunContext,
-        state: &'a mut RunState,
+        history: &'a mut History,
     ) -> HookFuture<'a, Result<(), BoxError>> {
-        HookFuture::from_or_box(Handler::after_model(self, cx, state))
+        HookFuture::from_or_box(Handler::after_model(self, cx, history))
     }
 
     fn wrap_model(
@@ -208,10 +216,180 @@ impl<H: Handler> DynHandler for H {
     fn after_agent<'a>(
         &'a self,
         cx: &'a mut RunContext,
-        state: &'a mut RunState,
+        history: &'a mut History,
     ) -> HookFuture<'a, Result<(), BoxError>> {
-        HookFuture::from_or_box(Handler::after_agent(self, cx, state))
+        HookFuture::from_or_box(Handler::after_agent(self, cx, history))
     }
+}
+
+/// The rest of a wrapper chain: the inner wrappers, then the model or the tool.
+///
+/// A wrapper calls [`Next::run`] at most once per attempt (a retrying wrapper may clone
+/// it and call it again). Not calling it skips everything inside, including the model or
+/// tool, and the wrapper's own response is used instead.
+pub struct Next<S: sealed::Seam> {
+    handlers: Arc<[BoxHandler]>,
+    index: usize,
+    terminal: S::Terminal,
+}
+
+/// The rest of a [`Handler::wrap_model`](super::Handler::wrap_model) chain.
+pub type ModelNext = Next<ModelSeam>;
+/// The rest of a [`Handler::wrap_tool_invoke`](super::Handler::wrap_tool_invoke) chain.
+pub type ToolNext = Next<InvokeSeam>;
+/// The rest of a [`Handler::wrap_tool_stream`](super::Handler::wrap_tool_stream) chain.
+pub type StreamNext = Next<StreamSeam>;
+
+/// Marks the model seam in [`Next`].
+#[derive(Debug)]
+pub struct ModelSeam(());
+/// Marks the invoke side of the tool seam in [`Next`].
+#[derive(Debug)]
+pub struct InvokeSeam(());
+/// Marks the stream side of the tool seam in [`Next`].
+#[derive(Debug)]
+pub struct StreamSeam(());
+
+impl<S: sealed::Seam> Next<S> {
+    /// The whole chain of `handlers` around `terminal`, from the outermost wrapper.
+    pub(super) fn new(handlers: Arc<[BoxHandler]>, terminal: S::Terminal) -> Self {
+        Next {
+            handlers,
+            index: 0,
+            terminal,
+        }
+    }
+
+    /// Calls the inner wrappers and, at the end, the model or tool.
+    pub fn run(
+        self,
+        request: S::Request,
+    ) -> impl Future<Output = Result<S::Response, BoxError>> + Send + 'static {
+        let Next {
+            handlers,
+            index,
+            terminal,
+        } = self;
+        // Handlers that do not implement this seam's hook are skipped, not called.
+        let at = handlers
+            .get(index..)
+            .and_then(|rest| rest.iter().position(|h| h.implements(S::HOOK)))
+            .map(|skipped| index + skipped);
+        match at {
+            // Nothing left to wrap: the model or tool itself, with no state of ours
+            // around it (this is the future every in-flight call holds).
+            None => Either::Right(S::call(terminal, request)),
+            Some(at) => Either::Left(async move {
+                let handler = &handlers[at];
+                let next = Next {
+                    handlers: Arc::clone(&handlers),
+                    index: at + 1,
+                    terminal,
+                };
+                caught(|| S::wrap(handler, request, next))
+                    .await
+                    .map_err(|e| attribute::<S>(e, handler))
+            }),
+        }
+    }
+}
+
+impl<S: sealed::Seam> Next<S> {
+    /// Passes the call through, as the default of the hook of the handler type `H` does:
+    /// the runs skip that handler at this hook from now on.
+    pub(crate) fn pass_by<H: ?Sized + 'static>(
+        self,
+        request: S::Request,
+    ) -> impl Future<Output = Result<S::Response, BoxError>> + Send + 'static {
+        let current = self
+            .index
+            .checked_sub(1)
+            .and_then(|at| self.handlers.get(at));
+        if let Some(handler) = current {
+            handler.passed(S::HOOK, TypeId::of::<H>());
+        }
+        self.run(request)
+    }
+}
+
+impl<S: sealed::Seam> Clone for Next<S> {
+    fn clone(&self) -> Self {
+        Next {
+            handlers: Arc::clone(&self.handlers),
+            index: self.index,
+            terminal: self.terminal.clone(),
+        }
+    }
+}
+
+impl<S: sealed::Seam> fmt::Debug for Next<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Next")
+            .field("hook", &S::HOOK)
+            .field(
+                "remaining_handlers",
+                &self.handlers.len().saturating_sub(self.index),
+            )
+            .finish()
+    }
+}
+
+/// An error that leaves a wrapper is the wrapper's own, unless it is one that passes
+/// through wrappers unchanged (a handler error from deeper in, or the seam's own errors).
+fn attribute<S: sealed::Seam>(error: BoxError, handler: &BoxHandler) -> BoxError {
+    if error.is::<HandlerError>() || S::passes_through(&error) {
+        error
+    } else {
+        Box::new(HandlerError::new(S::HOOK, handler.name(), error))
+    }
+}
+
+pub(crate) mod sealed {
+    use super::*;
+
+    /// One of the three wrapped seams.
+    pub trait Seam: Send + Sync + Sized + 'static {
+        type Request: Send + 'static;
+        type Response: Send + 'static;
+        type Terminal: Clone + Send + Sync + 'static;
+        const HOOK: Hook;
+
+        fn wrap(
+            handler: &BoxHandler,
+            request: Self::Request,
+            next: Next<Self>,
+        ) -> BoxFuture<'_, Result<Self::Response, BoxError>>;
+
+        fn call(
+            terminal: Self::Terminal,
+            request: Self::Request,
+        ) -> impl Future<Output = Result<Self::Response, BoxError>> + Send;
+
+        fn passes_through(error: &BoxError) -> bool;
+    }
+}
+
+/// A hook's result, or its panic as a [`Panicked`] error, whether it panics making its
+/// future or polling it: a panicking hook ends its own run with an error naming it, not
+/// the task that polls the run.
+pub(super) fn caught<'a, T, F>(
+    hook: impl FnOnce() -> F,
+) -> impl Future<Output = Result<T, BoxError>> + Send + 'a
+where
+    T: Send + 'a,
+    F: Future<Output = Result<T, BoxError>> + Send + 'a,
+{
+    let panicked = |panic: Box<dyn Any + Send>| Panicked::from_payload(&*panic).into();
+    // A panic making the future becomes a future of the error (holding only the error:
+    // a call's future is as large as its largest branch).
+    let fail: fn(BoxError) -> Result<T, BoxError> = Err;
+    let future = match std::panic::catch_unwind(AssertUnwindSafe(hook)) {
+        Ok(future) => Either::Left(future),
+        Err(panic) => Either::Right(future::ready(panicked(panic)).map(fail)),
+    };
+    AssertUnwindSafe(future)
+        .catch_unwind()
+        .map(move |caught| caught.unwrap_or_else(|panic| Err(panicked(panic))))
 }
 
 #[cfg(test)]

@@ -8,12 +8,13 @@ use std::sync::Arc;
 use tower::BoxError;
 
 use super::boxed::{BoxHandler, DynHandler, HookFuture};
+use super::boxed::{InvokeSeam, ModelSeam, Next, StreamSeam, caught, sealed};
 use super::error::HandlerError;
-use super::hooks::Hook;
-use super::next::{InvokeSeam, ModelSeam, Next, StreamSeam, caught, sealed};
-use crate::run_shared::RunShared;
-use crate::{AgentConfig, ModelRequest, ModelResponse, RunContext, RunState};
-use crate::{Tool, ToolOutput, ToolRequest, ToolStream};
+use crate::config::AgentConfig;
+use crate::context::{History, RunContext};
+use crate::hook::Hook;
+use crate::model::{CallModel, ModelRequest, ModelResponse};
+use crate::tool::{Tool, ToolOutput, ToolRequest, ToolStream};
 
 /// The handlers of one run, in order, and the hooks run over all of them.
 #[derive(Clone, Debug)]
@@ -49,34 +50,34 @@ impl Chain {
     pub(crate) async fn before_model(
         &self,
         cx: &mut RunContext,
-        state: &mut RunState,
+        history: &mut History,
     ) -> Result<(), HandlerError> {
-        let hook: StateHook = |h, cx, state| h.before_model(cx, state);
-        run_state_hook(self.0.iter(), Hook::BeforeModel, hook, cx, state).await
+        let hook: StateHook = |h, cx, history| h.before_model(cx, history);
+        run_state_hook(self.0.iter(), Hook::BeforeModel, hook, cx, history).await
     }
 
     pub(crate) async fn after_model(
         &self,
         cx: &mut RunContext,
-        state: &mut RunState,
+        history: &mut History,
     ) -> Result<(), HandlerError> {
-        let hook: StateHook = |h, cx, state| h.after_model(cx, state);
-        run_state_hook(self.0.iter().rev(), Hook::AfterModel, hook, cx, state).await
+        let hook: StateHook = |h, cx, history| h.after_model(cx, history);
+        run_state_hook(self.0.iter().rev(), Hook::AfterModel, hook, cx, history).await
     }
 
     pub(crate) async fn after_agent(
         &self,
         cx: &mut RunContext,
-        state: &mut RunState,
+        history: &mut History,
     ) -> Result<(), HandlerError> {
-        let hook: StateHook = |h, cx, state| h.after_agent(cx, state);
-        run_state_hook(self.0.iter().rev(), Hook::AfterAgent, hook, cx, state).await
+        let hook: StateHook = |h, cx, history| h.after_agent(cx, history);
+        run_state_hook(self.0.iter().rev(), Hook::AfterAgent, hook, cx, history).await
     }
 
     pub(crate) fn model(
         &self,
         request: ModelRequest,
-        run: RunShared,
+        run: Arc<dyn CallModel>,
     ) -> impl Future<Output = Result<ModelResponse, BoxError>> + Send + 'static {
         self.next::<ModelSeam>(run).run(request)
     }
@@ -106,7 +107,7 @@ impl Chain {
 type StateHook = for<'a> fn(
     &'a dyn DynHandler,
     &'a mut RunContext,
-    &'a mut RunState,
+    &'a mut History,
 ) -> HookFuture<'a, Result<(), BoxError>>;
 
 /// Runs one state hook of each handler, in the given order, stopping at the first error.
@@ -115,11 +116,11 @@ async fn run_state_hook<'h>(
     hook: Hook,
     call: StateHook,
     cx: &mut RunContext,
-    state: &mut RunState,
+    history: &mut History,
 ) -> Result<(), HandlerError> {
     for handler in handlers.filter(|h| h.implements(hook)) {
         cx.enter_hook(hook, || handler.name());
-        caught(|| call(handler.handler(), cx, state))
+        caught(|| call(handler.handler(), cx, history))
             .await
             .map_err(|e| HandlerError::new(hook, handler.name(), e))?;
         cx.hook_done();

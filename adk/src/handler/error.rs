@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use tower::BoxError;
 
-use super::hooks::Hook;
+use crate::hook::Hook;
 
 /// A hook of a handler failed: it returned an error, or it panicked
 /// ([`is_panic`](HandlerError::is_panic)).
@@ -41,7 +41,7 @@ impl HandlerError {
     /// Whether the hook panicked (the panic was caught: only this run ended). The
     /// source is then a [`Panicked`](crate::Panicked) with the panic's message.
     pub fn is_panic(&self) -> bool {
-        self.source.is::<crate::Panicked>()
+        self.source.is::<crate::error::Panicked>()
     }
 
     /// The interrupt the hook returned, if it interrupted the run (see

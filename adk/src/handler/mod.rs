@@ -17,7 +17,7 @@
 //! # Order
 //!
 //! Handlers run in registration order, the first registered being the outermost layer,
-//! like a `ServiceBuilder` stack. Handlers from [`HandlerLayer`]s come first (in the order
+//! like a `ServiceBuilder` stack. Handlers from [`HandlerLayer`](crate::agent::HandlerLayer)s come first (in the order
 //! of the layers, outermost first), then the request's own handlers.
 //!
 //! ```text
@@ -77,8 +77,6 @@
 mod boxed;
 mod chain;
 mod error;
-mod hooks;
-mod layer;
 mod next;
 mod tower_layer;
 
@@ -88,16 +86,17 @@ use std::future::Future;
 use tower::BoxError;
 
 pub use self::boxed::BoxHandler;
+pub use self::boxed::{InvokeSeam, ModelSeam, StreamSeam};
+pub use self::boxed::{ModelNext, Next, StreamNext, ToolNext};
 pub(crate) use self::chain::Chain;
 pub use self::error::HandlerError;
-pub use self::hooks::{Hook, Hooks};
-pub use self::layer::{HandlerLayer, HandlerService};
-pub(crate) use self::next::Continuation;
-pub use self::next::{InvokeSeam, ModelSeam, StreamSeam};
-pub use self::next::{ModelNext, Next, StreamNext, ToolCallNext, ToolNext};
+pub use self::next::ToolCallNext;
 pub use self::tower_layer::{Continue, ModelLayer, ToolLayer};
-use crate::{AgentConfig, ModelRequest, ModelResponse, RunContext, RunState};
-use crate::{ToolOutput, ToolRequest, ToolResponse, ToolStream};
+use crate::config::AgentConfig;
+use crate::context::{History, RunContext};
+pub use crate::hook::{Hook, Hooks};
+use crate::model::{ModelRequest, ModelResponse};
+use crate::tool::{ToolOutput, ToolRequest, ToolResponse, ToolStream};
 
 /// A set of hooks that customise an agent's runs. Every hook defaults to passing through.
 ///
@@ -122,9 +121,9 @@ pub trait Handler: Send + Sync + 'static {
     fn before_model(
         &self,
         cx: &mut RunContext,
-        state: &mut RunState,
+        history: &mut History,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
-        let _ = state;
+        let _ = history;
         cx.passed_by::<Self>(Hook::BeforeModel);
         Pass
     }
@@ -134,9 +133,9 @@ pub trait Handler: Send + Sync + 'static {
     fn after_model(
         &self,
         cx: &mut RunContext,
-        state: &mut RunState,
+        history: &mut History,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
-        let _ = state;
+        let _ = history;
         cx.passed_by::<Self>(Hook::AfterModel);
         Pass
     }
@@ -206,9 +205,9 @@ pub trait Handler: Send + Sync + 'static {
     fn after_agent(
         &self,
         cx: &mut RunContext,
-        state: &mut RunState,
+        history: &mut History,
     ) -> impl Future<Output = Result<(), BoxError>> + Send {
-        let _ = state;
+        let _ = history;
         cx.passed_by::<Self>(Hook::AfterAgent);
         Pass
     }
@@ -256,17 +255,21 @@ impl<H: Handler> Handler for Option<H> {
     async fn before_model(
         &self,
         cx: &mut RunContext,
-        state: &mut RunState,
+        history: &mut History,
     ) -> Result<(), BoxError> {
         match self {
-            Some(h) => h.before_model(cx, state).await,
+            Some(h) => h.before_model(cx, history).await,
             None => Ok(()),
         }
     }
 
-    async fn after_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
+    async fn after_model(
+        &self,
+        cx: &mut RunContext,
+        history: &mut History,
+    ) -> Result<(), BoxError> {
         match self {
-            Some(h) => h.after_model(cx, state).await,
+            Some(h) => h.after_model(cx, history).await,
             None => Ok(()),
         }
     }
@@ -304,9 +307,13 @@ impl<H: Handler> Handler for Option<H> {
         }
     }
 
-    async fn after_agent(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
+    async fn after_agent(
+        &self,
+        cx: &mut RunContext,
+        history: &mut History,
+    ) -> Result<(), BoxError> {
         match self {
-            Some(h) => h.after_agent(cx, state).await,
+            Some(h) => h.after_agent(cx, history).await,
             None => Ok(()),
         }
     }

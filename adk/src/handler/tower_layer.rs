@@ -1,20 +1,21 @@
 //! Any `tower::Layer` as a model or tool wrapper.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
-use std::marker::PhantomData;
-use std::task::{Context, Poll};
-
 use std::future::Future;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use futures::future::{self, BoxFuture};
 use futures::{FutureExt, TryFutureExt};
 use tower::{BoxError, Layer, Service, ServiceExt};
 
 use super::Handler;
-use super::next::{Continuation, InvokeSeam, ModelNext, ModelSeam, StreamNext, ToolNext};
-use crate::tool::whole;
-use crate::{ModelRequest, ModelResponse, ToolOutput, ToolRequest, ToolStream};
+use super::boxed::{InvokeSeam, ModelNext, ModelSeam, StreamNext, ToolNext};
+use crate::model::{ModelRequest, ModelResponse};
+use crate::tool::{ToolOutput, ToolRequest, ToolStream, whole};
 
 /// The inner service that a layer given to [`ToolLayer`] or [`ModelLayer`] wraps: it continues the handler chain of the call it receives.
 ///
@@ -43,9 +44,9 @@ impl Service<ModelRequest> for Continue<ModelSeam> {
     }
 
     fn call(&mut self, mut request: ModelRequest) -> Self::Future {
-        match request.continuation.take() {
-            Some(Continuation::Model(next)) => next.run(request).boxed(),
-            _ => future::ready(Err(no_continuation())).boxed(),
+        match taken::<ModelNext>(request.continuation.take()) {
+            Some(next) => next.run(request).boxed(),
+            None => future::ready(Err(no_continuation())).boxed(),
         }
     }
 }
@@ -63,17 +64,33 @@ impl Service<ToolRequest> for Continue<InvokeSeam> {
     }
 
     fn call(&mut self, mut request: ToolRequest) -> Self::Future {
-        match request.continuation.take() {
-            Some(Continuation::Invoke(next)) => next.run(request).boxed(),
-            Some(Continuation::Stream(next)) => {
+        match taken::<ToolContinuation>(request.continuation.take()) {
+            Some(ToolContinuation::Invoke(next)) => next.run(request).boxed(),
+            Some(ToolContinuation::Stream(next)) => {
                 let sink = request.sink.take();
                 next.run(request)
                     .and_then(|stream| whole::drain(stream, sink))
                     .boxed()
             }
-            _ => future::ready(Err(no_continuation())).boxed(),
+            None => future::ready(Err(no_continuation())).boxed(),
         }
     }
+}
+
+/// The rest of a tool call's chain, carried inside its request while the layer is in
+/// between: a tool layer sees both kinds of call in invoke shape.
+#[derive(Clone)]
+enum ToolContinuation {
+    Invoke(ToolNext),
+    Stream(StreamNext),
+}
+
+/// The continuation a request carries, if it is a `T` (a clone of it when the request was
+/// cloned, e.g. by a retrying layer).
+fn taken<T: Clone + Send + Sync + 'static>(
+    carried: Option<Arc<dyn Any + Send + Sync>>,
+) -> Option<T> {
+    carried?.downcast::<T>().ok().map(Arc::unwrap_or_clone)
 }
 
 fn no_continuation() -> BoxError {
@@ -144,7 +161,7 @@ where
         mut request: ToolRequest,
         next: ToolNext,
     ) -> Result<ToolOutput, BoxError> {
-        request.continuation = Some(Continuation::Invoke(next));
+        request.continuation = Some(Arc::new(ToolContinuation::Invoke(next)));
         self.service
             .clone()
             .oneshot(request)
@@ -157,7 +174,7 @@ where
         mut request: ToolRequest,
         next: StreamNext,
     ) -> impl Future<Output = Result<ToolStream, BoxError>> + Send {
-        request.continuation = Some(Continuation::Stream(next));
+        request.continuation = Some(Arc::new(ToolContinuation::Stream(next)));
         let service = self.service.clone();
         whole::resurface(request, move |request| {
             service.oneshot(request).map_err(Into::into)
@@ -216,7 +233,7 @@ where
         mut request: ModelRequest,
         next: ModelNext,
     ) -> Result<ModelResponse, BoxError> {
-        request.continuation = Some(Continuation::Model(next));
+        request.continuation = Some(Arc::new(next));
         self.service
             .clone()
             .oneshot(request)

@@ -28,25 +28,28 @@
 //! # }).unwrap();
 //! ```
 
+mod error;
 mod format;
 mod response;
 mod shared;
 mod usage;
 
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
 use tower::BoxError;
 use tower::util::BoxCloneSyncService;
 
+pub use self::error::ModelError;
 pub use self::format::ResponseFormat;
 pub use self::response::{MessageAccumulator, ModelDelta, ModelResponse};
-pub(crate) use self::shared::{ModelFuture, SharedModel};
+pub(crate) use self::shared::{CallModel, ModelFuture, SharedModel};
 pub use self::usage::{Usage, UsageMeter};
 use crate::context::{LocalsGuard, Scope};
-use crate::handler::Continuation;
-use crate::interrupt::Decision;
-use crate::{Messages, ToolInfo};
+use crate::interrupt::{Decision, HookAnswer};
+use crate::message::Messages;
+use crate::tool::ToolInfo;
 
 /// A model service, boxed: one type for any model, e.g. to pick one at run time or to
 /// keep models in a struct. Box a model whose error is not already a `BoxError` with
@@ -136,7 +139,10 @@ pub struct ModelRequest {
     /// Options for this call.
     pub options: ModelOptions,
     scope: Scope,
-    pub(crate) continuation: Option<Continuation>,
+    /// The rest of the `wrap_model` chain, while a tower layer that a handler applied is
+    /// in between (see [`ModelLayer`](crate::handler::ModelLayer)); erased, as the
+    /// request of a seam knows nothing of the chain around it.
+    pub(crate) continuation: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl ModelRequest {
@@ -194,7 +200,8 @@ impl ModelRequest {
     /// }
     /// ```
     pub fn decision(&self) -> Option<&Decision> {
-        self.extensions().get::<ModelDecision>().map(|d| &d.0)
+        let answer = self.extensions().get::<HookAnswer>()?;
+        Some(&answer.decision)
     }
 
     /// The names of the tools offered, in order.
@@ -212,8 +219,3 @@ impl fmt::Debug for ModelRequest {
             .finish_non_exhaustive()
     }
 }
-
-/// The decision for a `wrap_model` interrupt, in the extensions of the call that runs
-/// again; see [`ModelRequest::decision`].
-#[derive(Debug, Clone)]
-pub(crate) struct ModelDecision(pub(crate) Decision);

@@ -7,7 +7,8 @@ use futures::stream::{self, BoxStream};
 use futures::{Stream, StreamExt, TryStreamExt};
 use tower::BoxError;
 
-use crate::{Message, ToolCall};
+use crate::message::Message;
+use crate::message::ToolCall;
 
 /// One piece of a streamed model reply.
 #[derive(Debug, Clone, PartialEq, Eq)]

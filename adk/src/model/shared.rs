@@ -1,6 +1,7 @@
-//! The model as an agent holds it.
+//! The model as an agent holds it ([`SharedModel`]), and the end of a run's model seam
+//! ([`CallModel`]).
 //!
-//! Not part of the public API: it appears only as the terminal of the model seam's
+//! Not part of the public API: they appear only as the terminal of the model seam's
 //! (sealed) chain.
 
 use std::fmt;
@@ -13,7 +14,7 @@ use futures::future::BoxFuture;
 use tower::{BoxError, Service, ServiceExt};
 
 use super::{ModelRequest, ModelResponse};
-use crate::Panicked;
+use crate::error::Panicked;
 
 /// The model an agent holds, erased behind an `Arc`: cloning it is a reference count, and
 /// each call clones the model itself (for most models an `Arc` too) and drives it with
@@ -53,4 +54,20 @@ impl fmt::Debug for SharedModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("SharedModel")
     }
+}
+
+/// The end of a run's model seam, behind its wrappers: calls the agent's model and counts
+/// the call. The loop's per-run cell implements it (`agent::shared`), so the chain calls
+/// the model of the run it serves without knowing the loop. (Public in a private module:
+/// it appears only as the terminal of the sealed model seam.)
+pub trait CallModel: Send + Sync + 'static {
+    /// Calls the model once, counting the call.
+    fn call_model(&self, request: ModelRequest) -> ModelFuture;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn _obj_safe(_: Box<dyn CallModel>) {}
 }

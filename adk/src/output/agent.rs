@@ -14,8 +14,14 @@ use super::check::OutputCheck;
 use super::error::OutputError;
 use super::spec::strip_fence;
 use super::{InvalidOutput, Problem};
+use crate::agent::Agent;
+use crate::agent::AgentError;
+use crate::agent::AgentRequest;
+use crate::agent::AgentResult;
+use crate::agent::AgentRun;
+use crate::agent::RunStatus;
 use crate::agent::{AwaitRun, AwaitRunFuture};
-use crate::{Agent, AgentError, AgentRequest, AgentResult, AgentRun, BoxHandler, RunStatus};
+use crate::handler::BoxHandler;
 
 /// A typed final answer, and the run that gave it.
 #[derive(Debug, Clone)]

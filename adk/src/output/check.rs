@@ -7,8 +7,12 @@ use tower::BoxError;
 
 use super::spec::{SharedSpec, Verdict};
 use super::{InvalidOutput, OutputMode};
+use crate::handler::Handler;
+use crate::handler::ModelNext;
+use crate::model::ModelError;
+use crate::model::ModelRequest;
+use crate::model::ModelResponse;
 use crate::model::{ResponseFormat, ToolChoice};
-use crate::{Handler, ModelError, ModelNext, ModelRequest, ModelResponse};
 
 /// Checks each reply of the model; a final answer that fails is given back to the model
 /// with its problems, within this one model call, up to the retries. The history keeps

@@ -4,7 +4,9 @@
 
 use std::fmt;
 
-use crate::{AgentError, AgentResult, RunStatus};
+use crate::agent::AgentError;
+use crate::agent::AgentResult;
+use crate::agent::RunStatus;
 
 /// One thing wrong with a final answer: where (a JSON Pointer into the answer, `/` for
 /// the whole) and why.
@@ -75,11 +77,9 @@ impl OutputError {
         let (hook, handler) = (failed.hook(), failed.handler().to_owned());
         match failed.into_source().downcast::<InvalidOutput>() {
             Ok(invalid) => OutputError::Invalid(*invalid),
-            Err(source) => OutputError::Run(AgentError::Handler(crate::HandlerError::new(
-                hook,
-                handler.into(),
-                source,
-            ))),
+            Err(source) => OutputError::Run(AgentError::Handler(
+                crate::handler::HandlerError::new(hook, handler.into(), source),
+            )),
         }
     }
 

@@ -79,9 +79,24 @@ use self::check::OutputCheck;
 pub use self::error::{InvalidOutput, OutputError, Problem};
 pub use self::spec::OutputMode;
 use self::spec::Spec;
+use crate::agent::AgentBuilder;
+use crate::error::BuildError;
 use crate::tool::openai::strict_schema;
 use crate::tool::typed::arguments_schema;
-use crate::{AgentBuilder, BuildError};
+
+impl AgentBuilder {
+    /// Makes the agent's runs end with a typed answer, a `T`: the schema of `T` reaches
+    /// the model (as a final-answer tool, or natively), each answer is checked and, if
+    /// invalid, given back to the model with its problems. Finish with
+    /// [`OutputBuilder::build`], which gives a
+    /// [`TypedAgent<T>`](TypedAgent). See [`output`](self).
+    pub fn output<T>(self) -> OutputBuilder<T>
+    where
+        T: JsonSchema + DeserializeOwned,
+    {
+        OutputBuilder::new(self)
+    }
+}
 
 /// How many times, by default, an invalid answer is given back to the model.
 pub const DEFAULT_RETRIES: usize = 2;

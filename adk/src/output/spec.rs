@@ -7,7 +7,12 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::Problem;
-use crate::{Finish, Message, Tool, ToolInfo, ToolOutput, ToolRequest};
+use crate::message::Message;
+use crate::tool::Finish;
+use crate::tool::Tool;
+use crate::tool::ToolInfo;
+use crate::tool::ToolOutput;
+use crate::tool::ToolRequest;
 
 /// How the schema of the final answer reaches the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -15,8 +15,12 @@ use tower::{BoxError, ServiceExt};
 use super::identity::Caller;
 use super::router::{AppState, Versioned};
 use super::{ApiError, ServedAgent};
+use crate::agent::AgentError;
+use crate::agent::AgentRequest;
+use crate::agent::AgentRun;
+use crate::tool::Tool;
+use crate::tool::ToolInfo;
 use crate::wire::WireError;
-use crate::{AgentError, AgentRequest, AgentRun, Tool, ToolInfo};
 
 #[derive(Serialize)]
 struct Listing<'a> {

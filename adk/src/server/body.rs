@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::ApiError;
-use crate::checkpoint::CheckpointId;
+use crate::agent::AgentRequest;
+use crate::checkpoint::{CheckpointError, CheckpointId};
 use crate::interrupt::Decision;
-use crate::{AgentRequest, Message};
+use crate::message::Message;
 
 /// `{"input": "text"}` or `{"messages": [...]}`, with an optional `"thread"`; or
 /// `{"resume": {"checkpoint": "...", "decisions": {"id": decision}}}`.
@@ -57,7 +58,7 @@ impl RunBody {
 
 impl ResumeBody {
     fn into_request(self) -> Result<AgentRequest, ApiError> {
-        let checkpoint: CheckpointId = self.checkpoint.parse().map_err(|e| ApiError::from(&e))?;
+        let checkpoint: CheckpointId = self.checkpoint.parse().map_err(CheckpointError::from)?;
         Ok(AgentRequest::resume(checkpoint, self.decisions))
     }
 }

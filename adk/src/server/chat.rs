@@ -3,7 +3,8 @@
 
 use serde::Deserialize;
 
-use crate::{Message, ToolCall};
+use crate::message::Message;
+use crate::message::ToolCall;
 
 /// A message by its `role`; `developer` is read as `system`. Other roles (AG-UI's
 /// activity and reasoning messages) are `Other`, for the caller to refuse or read past.

@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use crate::AgentError;
+use crate::agent::{AgentError, ResumeError};
 use crate::checkpoint::CheckpointError;
 use crate::wire::WireError;
 
@@ -79,6 +79,7 @@ impl From<&AgentError> for ApiError {
     fn from(error: &AgentError) -> Self {
         let status = match error {
             AgentError::Checkpoint(error) => return ApiError::from(&**error),
+            AgentError::Resume(error) => return ApiError::from(&**error),
             AgentError::Model(_) => StatusCode::BAD_GATEWAY,
             AgentError::Timeout { .. } => StatusCode::GATEWAY_TIMEOUT,
             AgentError::Cancelled { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -94,17 +95,25 @@ impl From<&AgentError> for ApiError {
 impl From<&CheckpointError> for ApiError {
     fn from(error: &CheckpointError) -> Self {
         let status = match error {
-            CheckpointError::Unknown(_) => StatusCode::NOT_FOUND,
-            CheckpointError::Used(..)
-            | CheckpointError::Ended(_)
-            | CheckpointError::ThreadBusy(_)
-            | CheckpointError::ThreadInterrupted(_) => StatusCode::CONFLICT,
-            CheckpointError::MissingDecision(_)
-            | CheckpointError::UnknownInterrupt(_)
-            | CheckpointError::WrongDecision { .. }
-            | CheckpointError::InvalidEdit { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            CheckpointError::ThreadBusy(_) | CheckpointError::ThreadInterrupted(_) => {
+                StatusCode::CONFLICT
+            }
             CheckpointError::MalformedId(_) => StatusCode::BAD_REQUEST,
             _ => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        ApiError {
+            status,
+            error: error.into(),
+        }
+    }
+}
+
+impl From<&ResumeError> for ApiError {
+    fn from(error: &ResumeError) -> Self {
+        let status = match error {
+            ResumeError::Unknown(_) => StatusCode::NOT_FOUND,
+            ResumeError::Used(..) | ResumeError::Ended(_) => StatusCode::CONFLICT,
+            _ => StatusCode::UNPROCESSABLE_ENTITY,
         };
         ApiError {
             status,
@@ -120,5 +129,11 @@ impl IntoResponse for ApiError {
             error: &'a WireError,
         }
         (self.status, Json(Body { error: &self.error })).into_response()
+    }
+}
+
+impl From<CheckpointError> for ApiError {
+    fn from(error: CheckpointError) -> Self {
+        ApiError::from(&error)
     }
 }

@@ -113,7 +113,10 @@ use self::log::RunLogs;
 use self::router::{AppState, Shared};
 use self::served_run::ServedRun;
 pub use self::shutdown::{Drained, Shutdown};
-use crate::{Agent, AgentError, AgentRequest, AgentRun};
+use crate::agent::Agent;
+use crate::agent::AgentError;
+use crate::agent::AgentRequest;
+use crate::agent::AgentRun;
 
 /// The header that gives a streamed run's id (the `run_id` of its `run_started` event).
 pub const RUN_ID_HEADER: &str = "adk-run-id";

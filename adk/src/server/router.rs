@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::identity::{self, DynIdentify};
 use super::log::RunLogs;
 use super::{ApiError, ServedAgent, Shutdown, agents, agui, openai, page, runs, threads};
-use crate::Agent;
+use crate::agent::Agent;
 use crate::wire::VERSION;
 
 /// What every handler of a server shares.

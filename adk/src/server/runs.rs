@@ -19,8 +19,10 @@ use super::log::{Logged, RunLog};
 use super::router::AppState;
 use super::served_run::ServedRun;
 use super::{ApiError, RUN_ID_HEADER, ServedAgent};
+use crate::agent::AgentError;
+use crate::agent::AgentEvent;
+use crate::agent::AgentRequest;
 use crate::wire::WireEvent;
-use crate::{AgentError, AgentEvent, AgentRequest};
 
 /// Starts a run: streamed when the client accepts `text/event-stream`, else awaited.
 pub(crate) async fn start(

@@ -10,8 +10,11 @@ use tokio_util::sync::WaitForCancellationFutureOwned;
 use tokio_util::task::task_tracker::TaskTrackerToken;
 
 use super::shutdown::{Admitted, Shutdown};
+use crate::agent::AgentError;
+use crate::agent::AgentEvent;
+use crate::agent::AgentResult;
+use crate::agent::AgentRun;
 use crate::checkpoint::CheckpointId;
-use crate::{AgentError, AgentEvent, AgentResult, AgentRun};
 
 /// The run's events, as [`AgentRun`]'s, until the drain's deadline: then the run is
 /// cancelled and its last item is [`AgentError::Cancelled`] with the checkpoint it left.

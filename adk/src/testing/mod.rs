@@ -45,7 +45,12 @@ use tower::{BoxError, Service};
 
 pub use self::store::{CHECK_STORE_EXPIRY, check_store};
 pub use self::tools::{chunk_tool, echo_tool, failing_tool, panicking_tool, sleep_tool, text_tool};
-use crate::{Message, ModelDelta, ModelRequest, ModelResponse, SmolStr, ToolCall};
+use crate::message::Message;
+use crate::message::SmolStr;
+use crate::message::ToolCall;
+use crate::model::ModelDelta;
+use crate::model::ModelRequest;
+use crate::model::ModelResponse;
 
 /// One scripted answer of a [`ScriptedModel`].
 #[derive(Debug, Clone)]

@@ -6,7 +6,10 @@ use std::time::Duration;
 use futures::StreamExt;
 
 use super::ScriptedError;
-use crate::{Tool, ToolInfo, ToolOutput, ToolRequest};
+use crate::tool::Tool;
+use crate::tool::ToolInfo;
+use crate::tool::ToolOutput;
+use crate::tool::ToolRequest;
 
 fn info(name: &str, description: &str) -> ToolInfo {
     ToolInfo::new(name, description)

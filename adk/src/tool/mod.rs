@@ -49,6 +49,7 @@
 mod error;
 pub mod openai;
 mod output;
+mod record;
 mod report;
 mod request;
 mod set;
@@ -69,15 +70,14 @@ use serde_json::Value;
 use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
-use crate::BuildError;
-
 pub use self::error::{ToolError, ToolErrorKind};
 pub use self::output::{Finish, ToolOutput, ToolResponse, ToolStream};
+pub use self::record::ToolRecord;
 pub use self::report::{ToolEvent, ToolReport};
 pub use self::request::ToolRequest;
-pub(crate) use self::request::{CallDecisions, NestedDecisions};
 pub use self::set::ToolSet;
 pub use self::typed::ToolContext;
+use crate::error::BuildError;
 
 /// What the model is told about a tool: its name, what it does, and its arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

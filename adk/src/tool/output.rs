@@ -12,7 +12,7 @@ use serde_json::Value;
 use tower::BoxError;
 
 use super::ToolReport;
-use crate::Message;
+use crate::message::Message;
 
 /// The whole result of an invoked tool: the text the model sees, and whether the call
 /// ends the run.

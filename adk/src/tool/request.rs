@@ -1,16 +1,17 @@
 //! The request of the tool seam.
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::Tool;
 use super::whole::ChunkSink;
 use crate::context::{LocalsGuard, Scope};
-use crate::handler::Continuation;
-use crate::interrupt::{Decision, Decisions, IdempotencyKey};
-use crate::{SmolStr, ToolCall};
+use crate::interrupt::{CallAnswers, Decision, IdempotencyKey};
+use crate::message::{SmolStr, ToolCall};
 
 /// One tool call, as it travels through the tool wrappers to the tool: the request of the
 /// tool seam.
@@ -29,7 +30,10 @@ pub struct ToolRequest {
     pub arguments: Value,
     pub(super) scope: Scope,
     tool: Option<Tool>,
-    pub(crate) continuation: Option<Continuation>,
+    /// The rest of the tool wrappers' chain, while a tower layer that a handler applied
+    /// is in between (see [`ToolLayer`](crate::handler::ToolLayer)); erased, as the
+    /// request of a seam knows nothing of the chain around it.
+    pub(crate) continuation: Option<Arc<dyn Any + Send + Sync>>,
     /// Where the chunks go while a tower layer sees a streamed call whole.
     pub(crate) sink: Option<ChunkSink>,
 }
@@ -89,8 +93,8 @@ impl ToolRequest {
     /// lets the call through when it is approved. Only approved (or edited) calls run: a
     /// rejected one, or one answered in its place, never reaches the wrappers.
     pub fn decision(&self) -> Option<&Decision> {
-        let decisions = self.scope.extensions.get::<CallDecisions>()?;
-        decisions.0.get(self.call_id.as_str())
+        let answers = self.scope.extensions.get::<CallAnswers>()?;
+        answers.of(&self.call_id)
     }
 
     /// The decisions for the interrupts of an agent that this call ran (see
@@ -98,8 +102,8 @@ impl ToolRequest {
     /// agent, when the run resumes from them: what the call passes on when it resumes
     /// that agent. `None` otherwise.
     pub fn nested_decisions(&self) -> Option<&BTreeMap<String, Decision>> {
-        let decisions = self.scope.extensions.get::<NestedDecisions>()?;
-        decisions.0.get(self.call_id.as_str())
+        let answers = self.scope.extensions.get::<CallAnswers>()?;
+        answers.nested_of(&self.call_id)
     }
 
     /// The key this call can make its effect exactly-once with: the run's id (the same
@@ -112,19 +116,6 @@ impl ToolRequest {
         })
     }
 }
-
-/// The decisions of the interrupts that came through a call from an agent it ran, by
-/// call id and their ids in that agent, in the extensions of a resumed turn's calls.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct NestedDecisions(
-    pub(crate) std::sync::Arc<std::collections::HashMap<String, Decisions>>,
-);
-
-/// The decisions of a resumed turn, by call id, in the extensions of its calls.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct CallDecisions(
-    pub(crate) std::sync::Arc<std::collections::HashMap<String, Decision>>,
-);
 
 impl fmt::Debug for ToolRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,6 +1,7 @@
 //! A source of tools, filtered by name.
 
-use crate::{BuildError, Tool};
+use crate::error::BuildError;
+use crate::tool::Tool;
 
 /// A named source of tools (a group of your own, later an MCP server's tools), filtered
 /// with an include list or an exclude list before its tools join an agent.

@@ -67,8 +67,8 @@ use crate::context::{LocalsGuard, Scope};
 /// tool's name and the run's extensions. None of it comes from the model.
 #[derive(Clone)]
 pub struct ToolContext {
-    call_id: crate::SmolStr,
-    tool_name: crate::SmolStr,
+    call_id: crate::message::SmolStr,
+    tool_name: crate::message::SmolStr,
     scope: Scope,
 }
 

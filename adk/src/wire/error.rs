@@ -4,14 +4,15 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use crate::AgentError;
+use crate::agent::{AgentError, ResumeError};
 use crate::checkpoint::CheckpointError;
 
 /// A failure in the wire form: `{"code": "thread_busy", "message": "..."}`, and the
 /// `checkpoint` of a cancelled run that left one.
 ///
-/// The code is stable (see [`AgentError::code`] and [`CheckpointError::code`]) and is
-/// what a program matches on; the message is for people and may change.
+/// The code is stable (see [`AgentError::code`], [`CheckpointError::code`] and
+/// [`ResumeError::code`]) and is what a program matches on; the message is for people
+/// and may change.
 ///
 /// # Example
 ///
@@ -58,6 +59,12 @@ impl From<&AgentError> for WireError {
 
 impl From<&CheckpointError> for WireError {
     fn from(error: &CheckpointError) -> Self {
+        WireError::new(error.code(), error.to_string())
+    }
+}
+
+impl From<&ResumeError> for WireError {
+    fn from(error: &ResumeError) -> Self {
         WireError::new(error.code(), error.to_string())
     }
 }

@@ -59,8 +59,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use self::error::WireError;
 pub use self::result::{WireResult, WireThread, WireToolError, WireToolResult};
+use crate::agent::AgentError;
+use crate::agent::AgentEvent;
 use crate::interrupt::PendingInterrupt;
-use crate::{AgentError, AgentEvent, Message};
+use crate::message::Message;
 
 /// The version of the wire form this crate writes and reads.
 pub const VERSION: u32 = 1;

@@ -3,9 +3,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{Checkpoint, CheckpointId, CheckpointStatus};
+use crate::agent::AgentResult;
+use crate::agent::RunStatus;
+use crate::agent::{Checkpoint, CheckpointStatus};
+use crate::checkpoint::CheckpointId;
+use crate::context::Locals;
 use crate::interrupt::PendingInterrupt;
-use crate::{AgentResult, Locals, Message, Messages, RunStatus, ToolError, ToolRecord};
+use crate::message::Message;
+use crate::message::Messages;
+use crate::tool::ToolError;
+use crate::tool::ToolRecord;
 
 /// The record of one tool call in the wire form (the `tool_result` event, and each of a
 /// result's `tool_records`).
@@ -159,7 +166,7 @@ impl WireThread {
 /// The history a thread's reader sees: a completed run's record keeps it as the base of
 /// the next run only.
 fn thread_history(checkpoint: &Checkpoint) -> Messages {
-    let run = &checkpoint.run.state().messages;
+    let run = &checkpoint.run.history().messages;
     match checkpoint.status {
         CheckpointStatus::Running | CheckpointStatus::Interrupted if !run.is_empty() => run.clone(),
         _ => checkpoint.base.clone(),

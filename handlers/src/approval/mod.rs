@@ -11,7 +11,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use adk::interrupt::{Decision, Interrupt};
-use adk::{AgentConfig, BoxError, Handler, RunContext, RunState, ToolCallNext, ToolError};
+use adk::{AgentConfig, BoxError, Handler, History, RunContext, ToolCallNext, ToolError};
 use adk::{ToolOutput, ToolRequest, ToolResponse};
 use serde_json::Value;
 
@@ -47,7 +47,7 @@ use crate::revalidate::revalidate;
 /// The core applies the decision: an approved call runs; an edited one runs with the new
 /// arguments, which the core checks against the tool's schema when the run resumes
 /// (invalid ones refuse the resume with
-/// [`CheckpointError::InvalidEdit`](adk::checkpoint::CheckpointError::InvalidEdit), the
+/// [`ResumeError::InvalidEdit`](adk::agent::ResumeError::InvalidEdit), the
 /// checkpoint stays usable); a rejected call never runs and the model reads the reason;
 /// a response is the call's result.
 ///
@@ -225,8 +225,8 @@ impl HumanApproval {
     }
 
     /// The calls of the model's last reply that need approval.
-    fn asked<'a>(&'a self, cx: &RunContext, state: &'a RunState) -> Vec<Asked<'a>> {
-        let calls = state.messages.last().map_or(&[][..], |m| m.tool_calls());
+    fn asked<'a>(&'a self, cx: &RunContext, history: &'a History) -> Vec<Asked<'a>> {
+        let calls = history.messages.last().map_or(&[][..], |m| m.tool_calls());
         let asked = calls.iter().filter_map(|call| {
             let rule = self.rules.get(call.name.as_str())?;
             // Arguments that are not JSON ask too (the core refuses them anyway).
@@ -244,8 +244,8 @@ impl HumanApproval {
 
     /// The per-turn mode's `after_model`: asks about the turn's calls, or takes the
     /// answer, keeping each call's decision for its wrapper.
-    fn ask_for_turn(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
-        let asked = self.asked(cx, state);
+    fn ask_for_turn(&self, cx: &mut RunContext, history: &mut History) -> Result<(), BoxError> {
+        let asked = self.asked(cx, history);
         if asked.is_empty() {
             return Ok(());
         }
@@ -268,7 +268,7 @@ impl HumanApproval {
             .collect();
         drop(asked);
         // The history shows the arguments the calls run with.
-        let calls = state.messages.last_mut().and_then(|m| m.tool_calls_mut());
+        let calls = history.messages.last_mut().and_then(|m| m.tool_calls_mut());
         for call in calls.into_iter().flatten() {
             if let Some((_, arguments)) = edits.iter().find(|(id, _)| *id == call.id) {
                 call.arguments = arguments.clone();
@@ -351,9 +351,13 @@ impl Handler for HumanApproval {
         Ok(config)
     }
 
-    async fn after_model(&self, cx: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
+    async fn after_model(
+        &self,
+        cx: &mut RunContext,
+        history: &mut History,
+    ) -> Result<(), BoxError> {
         if self.per_turn {
-            self.ask_for_turn(cx, state)?;
+            self.ask_for_turn(cx, history)?;
         }
         Ok(())
     }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
-use adk::{AgentConfig, BoxError, Handler, Locals, Message, RunContext, RunState};
+use adk::{AgentConfig, BoxError, Handler, History, Locals, Message, RunContext};
 use serde_json::{Map, Value};
 
 use crate::tokens::{CharEstimate, TokenCounter};
@@ -155,14 +155,17 @@ impl Handler for ToolResultOffload {
     async fn before_model(
         &self,
         cx: &mut RunContext,
-        state: &mut RunState,
+        history: &mut History,
     ) -> Result<(), BoxError> {
-        let results = state.messages.iter().filter(|m| m.tool_call_id().is_some());
+        let results = history
+            .messages
+            .iter()
+            .filter(|m| m.tool_call_id().is_some());
         let old = results.count().saturating_sub(self.keep_recent);
         let mut offloaded = Map::new();
         let mut seen = 0;
         let mut edits = Vec::new();
-        for (at, message) in state.messages.iter().enumerate() {
+        for (at, message) in history.messages.iter().enumerate() {
             let Message::Tool {
                 call_id,
                 name,
@@ -195,7 +198,7 @@ impl Handler for ToolResultOffload {
         if edits.is_empty() {
             return Ok(());
         }
-        let messages = state.messages.to_mut();
+        let messages = history.messages.to_mut();
         for (at, reference) in edits {
             if let Message::Tool { content, .. } = &mut messages[at] {
                 *content = reference;
@@ -207,7 +210,7 @@ impl Handler for ToolResultOffload {
         Ok(())
     }
 
-    async fn after_agent(&self, cx: &mut RunContext, _: &mut RunState) -> Result<(), BoxError> {
+    async fn after_agent(&self, cx: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
         // The thread's next run reads them from the thread's values.
         if let Some(results) = cx.locals_mut().remove(STORE_KEY) {
             cx.thread_values_mut().insert(STORE_KEY, &results)?;

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use adk::ToolRequest;
-use adk::{AgentConfig, BoxError, Finish, Handler, Message, RunContext, RunState};
+use adk::{AgentConfig, BoxError, Finish, Handler, History, Message, RunContext};
 use adk::{ToolCallNext, ToolResponse};
 
 pub use self::error::{StopAtToolBuildError, StopToolNotCalled};
@@ -278,8 +278,8 @@ impl Handler for StopAtTool {
         Ok(response)
     }
 
-    async fn after_agent(&self, _: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
-        if self.stopped(&state.messages) {
+    async fn after_agent(&self, _: &mut RunContext, history: &mut History) -> Result<(), BoxError> {
+        if self.stopped(&history.messages) {
             return Ok(());
         }
         Err(StopToolNotCalled {

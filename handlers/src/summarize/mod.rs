@@ -7,9 +7,7 @@ use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
 
-use adk::{
-    BoxError, BoxModel, Handler, Message, ModelRequest, ModelResponse, RunContext, RunState,
-};
+use adk::{BoxError, BoxModel, Handler, History, Message, ModelRequest, ModelResponse, RunContext};
 use tower::{Service, ServiceExt};
 
 use crate::tokens::{CharEstimate, TokenCounter};
@@ -161,16 +159,20 @@ impl Handler for Summarizer {
         Cow::Borrowed("summarizer")
     }
 
-    async fn before_model(&self, _: &mut RunContext, state: &mut RunState) -> Result<(), BoxError> {
-        if self.counter.count_messages(&state.messages) <= self.budget {
+    async fn before_model(
+        &self,
+        _: &mut RunContext,
+        history: &mut History,
+    ) -> Result<(), BoxError> {
+        if self.counter.count_messages(&history.messages) <= self.budget {
             return Ok(());
         }
         let count = |m: &Message| self.counter.count_message(m);
-        let Some(older) = cut::older_turns(&state.messages, self.keep, count) else {
+        let Some(older) = cut::older_turns(&history.messages, self.keep, count) else {
             return Ok(());
         };
-        let summary = self.summarize(&state.messages[older.clone()]).await?;
-        state
+        let summary = self.summarize(&history.messages[older.clone()]).await?;
+        history
             .messages
             .to_mut()
             .splice(older, [Message::user(summary)]);

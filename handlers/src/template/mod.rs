@@ -8,7 +8,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use adk::{AgentConfig, BoxError, Handler, Message, RunContext, RunState};
+use adk::{AgentConfig, BoxError, Handler, History, Message, RunContext};
 use jiff::tz::TimeZone;
 use minijinja::Environment;
 
@@ -243,7 +243,7 @@ impl Handler for PromptTemplate {
     async fn before_model(
         &self,
         cx: &mut RunContext,
-        state: &mut RunState,
+        history: &mut History,
     ) -> Result<(), BoxError> {
         let Some(last) = cx
             .extensions()
@@ -253,7 +253,7 @@ impl Handler for PromptTemplate {
             return Ok(());
         };
         let ours = matches!(
-            state.messages.first(),
+            history.messages.first(),
             Some(message @ Message::System { .. }) if message.content() == &*last.text
         );
         if !ours {
@@ -264,7 +264,7 @@ impl Handler for PromptTemplate {
             return Ok(());
         }
         let text: Arc<str> = Arc::from(text);
-        if let Some(first) = state.messages.to_mut().first_mut() {
+        if let Some(first) = history.messages.to_mut().first_mut() {
             *first = Message::system(&*text);
         }
         cx.extensions_mut().insert(Rendered {

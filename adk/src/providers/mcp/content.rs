@@ -4,7 +4,9 @@ use std::fmt::Write as _;
 
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, ResourceContents};
 
-use crate::{ToolError, ToolErrorKind, ToolOutput};
+use crate::tool::ToolError;
+use crate::tool::ToolErrorKind;
+use crate::tool::ToolOutput;
 
 /// The result as a tool output, or, if the server flagged it with `isError`, as a tool
 /// error of kind [`Failed`](ToolErrorKind::Failed) carrying the server's text.

@@ -18,7 +18,13 @@ use super::connection::{Connection, Session, is_lost};
 use super::content::into_output;
 use super::error::McpError;
 use super::progress::CallProgress;
-use crate::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest, ToolStream};
+use crate::tool::Tool;
+use crate::tool::ToolError;
+use crate::tool::ToolErrorKind;
+use crate::tool::ToolInfo;
+use crate::tool::ToolOutput;
+use crate::tool::ToolRequest;
+use crate::tool::ToolStream;
 
 /// How long a dropped call may take to tell the server to stop.
 const CANCEL_NOTICE_TIMEOUT: Duration = Duration::from_secs(5);

@@ -139,8 +139,9 @@ pub use self::config::{
 pub use self::error::{ConfigError, OpenAiError};
 use self::sse::DeltaStream;
 use self::wire::ChatCompletion;
+use crate::model::ModelRequest;
+use crate::model::ModelResponse;
 use crate::model::UsageMeter;
-use crate::{ModelRequest, ModelResponse};
 
 /// A model served by an OpenAI-compatible chat completion server.
 ///

@@ -6,8 +6,11 @@ use serde_json::{Map, Value, json};
 
 use super::Shared;
 use super::error::OpenAiError;
+use crate::message::Message;
+use crate::model::MessageAccumulator;
+use crate::model::ModelDelta;
+use crate::model::ModelRequest;
 use crate::model::{ToolChoice, Usage};
-use crate::{Message, MessageAccumulator, ModelDelta, ModelRequest};
 
 /// The body of a chat completion request.
 #[derive(Serialize)]
@@ -295,9 +298,11 @@ mod tests {
     use serde_json::json;
 
     use super::{ChatCompletion, request_body};
+    use crate::message::{Message, ToolCall};
+    use crate::model::ModelRequest;
     use crate::model::ToolChoice;
     use crate::providers::openai::OpenAiModel;
-    use crate::{Message, ModelRequest, ToolCall, ToolInfo};
+    use crate::tool::ToolInfo;
 
     fn model() -> OpenAiModel {
         OpenAiModel::builder()

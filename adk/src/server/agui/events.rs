@@ -4,9 +4,13 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::input::interrupt_id;
+use crate::agent::AgentError;
+use crate::agent::AgentEvent;
+use crate::agent::AgentResult;
+use crate::agent::RunStatus;
 use crate::interrupt::PendingInterrupt;
+use crate::message::Message;
 use crate::wire::WireError;
-use crate::{AgentError, AgentEvent, AgentResult, Message, RunStatus};
 
 /// One AG-UI event: `type` in SCREAMING_SNAKE_CASE, fields in camelCase.
 #[derive(Debug, Serialize)]

@@ -7,11 +7,12 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::AgUiRun;
+use crate::agent::AgentRequest;
 use crate::checkpoint::CheckpointId;
 use crate::interrupt::Decision;
+use crate::message::Message;
 use crate::server::ApiError;
 use crate::server::chat::{self, ChatMessage};
-use crate::{AgentRequest, Message};
 
 /// `RunAgentInput`: only `threadId`, `runId` and `messages` are required.
 #[derive(Debug, Deserialize)]

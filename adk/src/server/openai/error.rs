@@ -79,8 +79,8 @@ impl From<ApiError> for OpenAiError {
     }
 }
 
-impl From<&crate::AgentError> for OpenAiError {
-    fn from(error: &crate::AgentError) -> Self {
+impl From<&crate::agent::AgentError> for OpenAiError {
+    fn from(error: &crate::agent::AgentError) -> Self {
         OpenAiError::from(ApiError::from(error))
     }
 }

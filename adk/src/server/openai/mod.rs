@@ -106,7 +106,8 @@ use self::response::{Chunks, Envelope};
 use super::identity::{self, Caller};
 use super::router::AppState;
 use super::served_run::ServedRun;
-use crate::{AgentError, AgentEvent};
+use crate::agent::AgentError;
+use crate::agent::AgentEvent;
 
 /// `GET /v1/models`: the agents, as models.
 pub(crate) async fn models(State(state): State<AppState>) -> Response {

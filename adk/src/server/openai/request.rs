@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use super::error::OpenAiError;
-use crate::AgentRequest;
+use crate::agent::AgentRequest;
 use crate::server::chat::{self, ChatMessage};
 
 /// A chat completion request. Sampling options (`temperature`, `max_tokens`, ...) and

@@ -3,8 +3,10 @@
 
 use serde_json::{Value, json};
 
+use crate::agent::AgentEvent;
+use crate::agent::AgentResult;
+use crate::agent::RunStatus;
 use crate::interrupt::PendingInterrupt;
-use crate::{AgentEvent, AgentResult, RunStatus};
 
 /// What every completion and chunk of one request shares.
 #[derive(Debug, Clone)]

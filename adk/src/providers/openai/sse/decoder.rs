@@ -3,7 +3,7 @@
 //! chunks ([`ChunkDecoder`]).
 
 use super::SseEvent;
-use crate::ModelDelta;
+use crate::model::ModelDelta;
 use crate::model::Usage;
 use crate::providers::openai::OpenAiError;
 use crate::providers::openai::wire::{ChatChunk, WireCallIn, WireFunctionIn};

@@ -10,7 +10,7 @@ use futures::Stream;
 use pin_project_lite::pin_project;
 
 use super::{ChunkDecoder, Flow, SseParser};
-use crate::ModelDelta;
+use crate::model::ModelDelta;
 use crate::model::UsageMeter;
 use crate::providers::openai::OpenAiError;
 
@@ -116,9 +116,10 @@ mod tests {
     use serde_json::json;
 
     use super::DeltaStream;
+    use crate::message::{Message, ToolCall};
+    use crate::model::{MessageAccumulator, ModelDelta};
     use crate::model::{Usage, UsageMeter};
     use crate::providers::openai::OpenAiError;
-    use crate::{Message, MessageAccumulator, ModelDelta, ToolCall};
 
     /// Runs a body through a delta stream: its deltas, then its error if it failed.
     fn deltas(

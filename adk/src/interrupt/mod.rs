@@ -14,8 +14,8 @@
 //!
 //! # Interrupt ids
 //!
-//! An interrupt id is an address: the agent, then the tool call or the hook and handler
-//! that interrupted, e.g. `agent:support/tool:call_7` or
+//! An interrupt id is an address ([`InterruptAddress`]): the agent, then the tool call
+//! or the hook and handler that interrupted, e.g. `agent:support/tool:call_7` or
 //! `agent:support/before_model:my_crate::Confirm`. It is stable: a resumed run that
 //! interrupts again at the same place gets the same id.
 //!
@@ -53,13 +53,19 @@
 //! # }).unwrap();
 //! ```
 
+mod address;
+mod answers;
+
 use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{Hook, ToolCall};
+pub use self::address::{InterruptAddress, InvalidAddress};
+pub(crate) use self::answers::{CallAnswers, HookAnswer};
+use crate::hook::Hook;
+use crate::message::ToolCall;
 
 /// The error a tool, a tool wrapper or a hook returns to interrupt its run, with what
 /// the person is to see.
@@ -130,9 +136,18 @@ pub struct PendingInterrupt {
 }
 
 impl PendingInterrupt {
+    /// The interrupt's address, read from its id.
+    ///
+    /// # Errors
+    ///
+    /// An id that is not an address (one this crate did not make).
+    pub fn address(&self) -> Result<InterruptAddress, InvalidAddress> {
+        self.id.parse()
+    }
+
     pub(crate) fn for_call(agent: &str, call: &ToolCall, payload: Value) -> Self {
         PendingInterrupt {
-            id: call_address(agent, &call.id),
+            id: InterruptAddress::for_call(agent, &*call.id).to_string(),
             call: Some(call.clone()),
             payload,
         }
@@ -140,38 +155,21 @@ impl PendingInterrupt {
 
     /// The interrupt `inner` of an agent that the call `call` ran, as the caller's.
     pub(crate) fn through_call(agent: &str, call: &ToolCall, inner: &PendingInterrupt) -> Self {
+        let address = InterruptAddress::for_call(agent, &*call.id).through(&inner.id);
         PendingInterrupt {
-            id: format!("{}/{}", call_address(agent, &call.id), inner.id),
+            id: address.to_string(),
             call: Some(call.clone()),
             payload: inner.payload.clone(),
         }
     }
 
-    /// For an interrupt that came through a call of `agent` from an agent that the call
-    /// ran: its id there.
-    pub(crate) fn inner_id(&self, agent: &str) -> Option<&str> {
-        let call = self.call.as_ref()?;
-        let rest = self.id.strip_prefix(&call_address(agent, &call.id))?;
-        rest.strip_prefix('/')
-    }
-
     pub(crate) fn for_hook(agent: &str, hook: Hook, handler: &str, payload: Value) -> Self {
         PendingInterrupt {
-            id: hook_address(agent, hook, handler),
+            id: InterruptAddress::for_hook(agent, hook, handler).to_string(),
             call: None,
             payload,
         }
     }
-}
-
-/// The address of a tool call's interrupt.
-pub(crate) fn call_address(agent: &str, call_id: &str) -> String {
-    format!("agent:{agent}/tool:{call_id}")
-}
-
-/// The address of a hook's interrupt.
-pub(crate) fn hook_address(agent: &str, hook: Hook, handler: &str) -> String {
-    format!("agent:{agent}/{hook}:{handler}")
 }
 
 /// What a person decided about one interrupt.

@@ -1,19 +1,21 @@
-//! What a run shares across tasks (not public: it appears only inside the sealed model
-//! seam, as the agent's `SharedModel` does).
+//! What a run shares across tasks: [`RunShared`], one cell per run that its caller, its
+//! loop and its calls (which may be polled on other tasks) all point at. Not public: the
+//! calls reach it through the seams' own traits, [`RunLink`] (a request's run-local
+//! values and run id) and [`CallModel`] (the end of the model seam).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use crate::checkpoint::CheckpointId;
-use crate::model::{ModelFuture, SharedModel};
-use crate::{Locals, ModelRequest};
+use crate::context::{Locals, RunLink};
+use crate::model::{CallModel, ModelFuture, ModelRequest, SharedModel};
 
 /// What a run shares with whoever reads it and with its calls, which may be polled on
 /// other tasks: whether its events are read, the model and how many times it was called,
 /// and the run-local values while a call is in flight. One allocation per run, and a
-/// thin pointer in every call's request.
+/// pointer in every call's request.
 #[derive(Debug, Clone)]
-pub struct RunShared(Arc<Shared>);
+pub(crate) struct RunShared(Arc<Shared>);
 
 #[derive(Debug)]
 struct Shared {
@@ -46,10 +48,14 @@ impl RunShared {
         }))
     }
 
-    /// Calls the model once, counting the call.
-    pub(crate) fn call_model(&self, request: ModelRequest) -> ModelFuture {
-        self.0.model_calls.fetch_add(1, Ordering::Relaxed);
-        self.0.model.call(request)
+    /// The run as its calls reach it: their run-local values and its id.
+    pub(crate) fn link(&self) -> Arc<dyn RunLink> {
+        Arc::clone(&self.0) as Arc<dyn RunLink>
+    }
+
+    /// The end of the run's model seam: the model, counting its calls.
+    pub(crate) fn model(&self) -> Arc<dyn CallModel> {
+        Arc::clone(&self.0) as Arc<dyn CallModel>
     }
 
     /// Whether the events are read. Awaiting a run for its result says no one does from
@@ -71,19 +77,14 @@ impl RunShared {
         std::mem::swap(run, &mut *self.locals());
     }
 
-    /// The lent run-local values. (A call that panicked holding them poisons nothing:
-    /// the values are plain data, valid whatever the panic interrupted.)
-    pub(crate) fn locals(&self) -> MutexGuard<'_, Locals> {
-        self.0.locals.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The lent run-local values.
+    fn locals(&self) -> MutexGuard<'_, Locals> {
+        self.0.locals()
     }
 
     /// The run's id, made now if it has none yet.
     pub(crate) fn run_id(&self) -> Arc<str> {
-        let id = self
-            .0
-            .run_id
-            .get_or_init(|| uuid::Uuid::new_v4().simple().to_string().into());
-        Arc::clone(id)
+        self.0.run_id()
     }
 
     /// Gives the run the id of the run it takes up; says whether it had none yet.
@@ -113,5 +114,27 @@ impl RunShared {
     /// How many times the model service was called.
     pub(crate) fn model_calls(&self) -> usize {
         self.0.model_calls.load(Ordering::Relaxed)
+    }
+}
+
+impl RunLink for Shared {
+    /// The lent run-local values. (A call that panicked holding them poisons nothing:
+    /// the values are plain data, valid whatever the panic interrupted.)
+    fn locals(&self) -> MutexGuard<'_, Locals> {
+        self.locals.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn run_id(&self) -> Arc<str> {
+        let id = self
+            .run_id
+            .get_or_init(|| uuid::Uuid::new_v4().simple().to_string().into());
+        Arc::clone(id)
+    }
+}
+
+impl CallModel for Shared {
+    fn call_model(&self, request: ModelRequest) -> ModelFuture {
+        self.model_calls.fetch_add(1, Ordering::Relaxed);
+        self.model.call(request)
     }
 }

@@ -1,5 +1,5 @@
 //! The hook points of a run ([`Hook`]), and sets of them ([`Hooks`]): how errors name a
-//! hook, and how a [`BoxHandler`](super::BoxHandler) records the hooks a handler passes
+//! hook, and how a [`BoxHandler`](crate::handler::BoxHandler) records the hooks a handler passes
 //! through.
 
 use std::fmt;
@@ -8,25 +8,25 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Hook {
-    /// [`Handler::before_agent`](super::Handler::before_agent).
+    /// [`Handler::before_agent`](crate::handler::Handler::before_agent).
     BeforeAgent,
-    /// [`Handler::before_model`](super::Handler::before_model).
+    /// [`Handler::before_model`](crate::handler::Handler::before_model).
     BeforeModel,
-    /// [`Handler::wrap_model`](super::Handler::wrap_model).
+    /// [`Handler::wrap_model`](crate::handler::Handler::wrap_model).
     WrapModel,
-    /// [`Handler::after_model`](super::Handler::after_model).
+    /// [`Handler::after_model`](crate::handler::Handler::after_model).
     AfterModel,
-    /// [`Handler::wrap_tool_invoke`](super::Handler::wrap_tool_invoke).
+    /// [`Handler::wrap_tool_invoke`](crate::handler::Handler::wrap_tool_invoke).
     WrapToolInvoke,
-    /// [`Handler::wrap_tool_stream`](super::Handler::wrap_tool_stream).
+    /// [`Handler::wrap_tool_stream`](crate::handler::Handler::wrap_tool_stream).
     WrapToolStream,
-    /// [`Handler::after_agent`](super::Handler::after_agent).
+    /// [`Handler::after_agent`](crate::handler::Handler::after_agent).
     AfterAgent,
 }
 
 impl Hook {
     /// Every hook, in the order a run meets them first.
-    const EVERY: [Hook; 7] = [
+    pub(crate) const EVERY: [Hook; 7] = [
         Hook::BeforeAgent,
         Hook::BeforeModel,
         Hook::WrapModel,
@@ -58,7 +58,7 @@ impl fmt::Display for Hook {
 
 /// A set of [`Hook`]s.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Hooks(pub(super) u8);
+pub struct Hooks(pub(crate) u8);
 
 impl Hooks {
     /// Every hook.

@@ -5,8 +5,8 @@ use std::task::{Context, Poll};
 
 use tower::{Layer, Service};
 
-use super::boxed::BoxHandler;
-use crate::AgentRequest;
+use super::request::AgentRequest;
+use crate::handler::BoxHandler;
 
 /// A [`tower::Layer`] that adds a handler to every request of the agent it wraps.
 ///

@@ -1,14 +1,21 @@
 //! [`AgentConfig`]: what a run is configured with (the instruction, the tools, which tools
-//! end the run with their result), the agent's copy of which each run's `before_agent`
-//! hooks rewrite for that run.
+//! end the run with their result, how its batches of tool calls run), the agent's copy
+//! of which each run's `before_agent` hooks rewrite for that run; and the
+//! [executor](ToolExecutor) a handler may install in it.
+//!
+//! (The public paths are `tower_adk::agent::{AgentConfig, ToolExecutor, ...}`: this
+//! module sits below the handlers, whose `before_agent` hook rewrites a config, and the
+//! loop, which runs one.)
+
+mod executor;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::{BuildError, Tool, tool};
-
-use super::compile::LoopKey;
-use super::executor::{SharedExecutor, ToolExecutor};
+pub use self::executor::{DefaultExecutor, ToolBatch, ToolExecutor};
+pub(crate) use self::executor::{RunCalls, SharedExecutor};
+use crate::error::BuildError;
+use crate::tool::{self, Tool};
 
 /// What a run is configured with: the instruction, the tools, and which tools end the
 /// run with their result.
@@ -243,13 +250,9 @@ impl AgentConfig {
         self.executor.as_ref()
     }
 
-    pub(crate) fn key(&self) -> LoopKey {
-        let tools = !self.tools().is_empty();
-        let return_directly = tools && self.return_directly.iter().any(|n| self.tool(n).is_some());
-        LoopKey {
-            tools,
-            return_directly,
-        }
+    /// Whether one of the run's tools returns directly.
+    pub(crate) fn returns_directly(&self) -> bool {
+        self.return_directly.iter().any(|n| self.tool(n).is_some())
     }
 
     /// Whether the tool list is still the one `other` holds (not copied or changed).

@@ -1,63 +1,15 @@
-//! What a checkpoint holds ([`Checkpoint`]), how it is written and read (JSON with a
-//! format version), and how it is named ([`CheckpointId`]).
-
-use std::fmt;
-use std::str::FromStr;
+//! [`Checkpoint`]: one record of a thread, a run's state at a point with what resuming it
+//! needs; and where the run stood ([`CheckpointStatus`]). Written as JSON with the
+//! [format version](crate::checkpoint::FORMAT) first, into the agent's
+//! [`CheckpointStore`](crate::checkpoint::CheckpointStore).
 
 use serde::{Deserialize, Serialize};
 
-use super::CheckpointError;
+use crate::checkpoint::{CheckpointError, FORMAT};
 use crate::interrupt::{Decisions, PendingInterrupt};
-use crate::{Messages, Run};
+use crate::message::Messages;
 
-/// The format of the records this version writes; [`Checkpoint::decode`] refuses others.
-pub const FORMAT: u32 = 1;
-
-/// The name of one checkpoint: its thread, its version there, and the run that wrote it.
-///
-/// Its text form, `thread@version#run` (what [`Display`](fmt::Display) writes and
-/// [`FromStr`] reads), is what a person or another process passes around.
-///
-/// ```
-/// use tower_adk::checkpoint::CheckpointId;
-///
-/// let id: CheckpointId = "support/42@3#2f1c".parse()?;
-/// assert_eq!((id.thread.as_str(), id.version, id.run.as_str()), ("support/42", 3, "2f1c"));
-/// assert_eq!(id.to_string(), "support/42@3#2f1c");
-/// # Ok::<_, tower_adk::checkpoint::CheckpointError>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct CheckpointId {
-    /// The thread the checkpoint is on.
-    pub thread: String,
-    /// Its version in the thread.
-    pub version: u64,
-    /// The id of the run that wrote it (so a checkpoint of a deleted thread never names
-    /// a record of a new one).
-    pub run: String,
-}
-
-impl fmt::Display for CheckpointId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}@{}#{}", self.thread, self.version, self.run)
-    }
-}
-
-impl FromStr for CheckpointId {
-    type Err = CheckpointError;
-
-    fn from_str(text: &str) -> Result<Self, CheckpointError> {
-        let malformed = || CheckpointError::MalformedId(text.to_owned());
-        let (rest, run) = text.rsplit_once('#').ok_or_else(malformed)?;
-        let (thread, version) = rest.rsplit_once('@').ok_or_else(malformed)?;
-        let version = version.parse().map_err(|_| malformed())?;
-        Ok(CheckpointId {
-            thread: thread.to_owned(),
-            version,
-            run: run.to_owned(),
-        })
-    }
-}
+use super::run::Run;
 
 /// Where a run stood when its checkpoint was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
