@@ -57,6 +57,7 @@
 //! ```
 
 pub mod agent;
+pub mod auth;
 pub mod checkpoint;
 pub mod compose;
 mod config;

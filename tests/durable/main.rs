@@ -7,6 +7,7 @@
 mod errors;
 mod interrupts;
 mod many;
+mod owners;
 mod threads;
 
 use std::sync::Arc;

@@ -8,9 +8,13 @@ use std::time::Duration;
 
 use tower::{BoxError, Service};
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
 use super::batch::BatchOptions;
 use super::compile::Variants;
 use super::{Agent, AgentInner, DEFAULT_MAX_ITERATIONS, DEFAULT_NAME};
+use crate::auth::{Authorize, KeptTypes, SharedAuthorize};
 use crate::checkpoint::{CheckpointStore, MemoryStore};
 use crate::config::AgentConfig;
 use crate::error::BuildError;
@@ -44,6 +48,8 @@ impl Agent {
             name: Arc::from(DEFAULT_NAME),
             store: None,
             durable: false,
+            authorize: SharedAuthorize::default(),
+            kept: KeptTypes::default(),
         }
     }
 }
@@ -63,6 +69,8 @@ pub struct AgentBuilder {
     name: Arc<str>,
     store: Option<Arc<dyn CheckpointStore>>,
     durable: bool,
+    authorize: SharedAuthorize,
+    kept: KeptTypes,
 }
 
 impl AgentBuilder {
@@ -197,6 +205,33 @@ impl AgentBuilder {
         self
     }
 
+    /// Who may do what with the threads of the agent's runs (default [`OwnerOnly`]): asked
+    /// before a run on a thread, a resume, and [`Agent::thread_for`] and
+    /// [`Agent::delete_thread_for`]. See [`auth`](crate::auth).
+    ///
+    /// [`OwnerOnly`]: crate::auth::OwnerOnly
+    pub fn authorize(mut self, authorize: impl Authorize) -> Self {
+        self.authorize = SharedAuthorize::new(authorize);
+        self
+    }
+
+    /// Keeps the value of type `T` in a run's extensions (a role, a tenant) with the
+    /// run, under `key`: its checkpoints write it, and when someone else resumes the run
+    /// (a manager deciding on a clerk's call), the run's extensions have the requester's
+    /// value again, not the resumer's (whose identity the run's hooks read as its
+    /// [`decider`](crate::context::RunContext::decider)). A kept type the requester had
+    /// no value of is removed from a resumed run's extensions.
+    ///
+    /// Keep the values that decide what a run may do: those a role filter or a policy
+    /// reads. (The run's [principal](crate::auth::Principal) is always kept.)
+    pub fn keep_identity<T>(mut self, key: impl Into<Arc<str>>) -> Self
+    where
+        T: Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
+    {
+        self.kept = self.kept.with::<T>(key);
+        self
+    }
+
     /// Builds the agent.
     ///
     /// # Errors
@@ -241,6 +276,8 @@ impl AgentBuilder {
                 name: self.name,
                 store: self.store.unwrap_or_else(|| Arc::new(MemoryStore::new())),
                 durable: self.durable,
+                authorize: self.authorize,
+                kept: self.kept,
             }),
         })
     }

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::auth::{Decided, Principal};
 use crate::checkpoint::{CheckpointError, FORMAT};
 use crate::interrupt::{Decisions, PendingInterrupt};
 use crate::message::Messages;
@@ -29,7 +30,9 @@ pub enum CheckpointStatus {
 
 /// One record of a thread: a run's state at a point, with what resuming it needs.
 ///
-/// Written as JSON with the [format version](FORMAT) first: `{"format": 1, ...}`.
+/// Written as JSON with the [format version](FORMAT) first: `{"format": 2, ...}`.
+/// Records of format 1 are read too: they have no owner (see [`Checkpoint::owner`]) and
+/// no audit trail.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Checkpoint {
@@ -37,6 +40,11 @@ pub struct Checkpoint {
     pub format: u32,
     /// The id of the run.
     pub run_id: String,
+    /// The principal the thread belongs to: the one whose run created it. A record of
+    /// format 1, written before owners were recorded, is the
+    /// [anonymous](Principal::anonymous) principal's.
+    #[serde(default)]
+    pub owner: Principal,
     /// Where the run stood.
     pub status: CheckpointStatus,
     /// The run's state.
@@ -53,6 +61,10 @@ pub struct Checkpoint {
     /// crash applies the same ones.
     #[serde(default, skip_serializing_if = "Decisions::is_empty")]
     pub decisions: Decisions,
+    /// Every decision made on the thread's runs, oldest first, with who made it and when:
+    /// the thread's audit trail, which each record carries on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audit: Vec<Decided>,
 }
 
 impl Checkpoint {
@@ -65,7 +77,8 @@ impl Checkpoint {
     ///
     /// # Errors
     ///
-    /// [`CheckpointError::UnknownFormat`] for a record of another format version,
+    /// [`CheckpointError::UnknownFormat`] for a record of a format version this version
+    /// does not read (it reads 1 and [`FORMAT`]),
     /// [`CheckpointError::Corrupt`] for bytes that are not a record.
     pub fn decode(bytes: &[u8]) -> Result<Self, CheckpointError> {
         #[derive(Deserialize)]
@@ -74,7 +87,7 @@ impl Checkpoint {
         }
         let corrupt = |e: serde_json::Error| CheckpointError::Corrupt(e.to_string());
         let Format { format } = serde_json::from_slice(bytes).map_err(corrupt)?;
-        if format != FORMAT {
+        if !(1..=FORMAT).contains(&format) {
             return Err(CheckpointError::UnknownFormat { found: format });
         }
         serde_json::from_slice(bytes).map_err(corrupt)

@@ -9,9 +9,10 @@ use serde::Serialize;
 
 use super::checkpoint::{Checkpoint, CheckpointStatus};
 use super::error::{AgentError, ResumeError};
-use super::resume::Plan;
+use super::resume::{Plan, TakenUp};
 use super::run::Run;
 use super::shared::Released;
+use crate::auth::{Access, Action, Decided, Principal, SharedAuthorize};
 use crate::checkpoint::{CheckpointError, CheckpointId, CheckpointStore, FORMAT, StoreError};
 use crate::context::Locals;
 use crate::interrupt::{Decisions, PendingInterrupt};
@@ -42,6 +43,10 @@ pub(super) struct Durable {
     /// The checkpoint this run wrote last (or, until it claims its thread, the one it
     /// resumes).
     last: Option<CheckpointId>,
+    /// The principal the thread belongs to.
+    owner: Principal,
+    /// The thread's audit trail: every decision made on its runs.
+    audit: Vec<Decided>,
 }
 
 /// A record as it is written: [`Checkpoint`]'s fields, borrowed.
@@ -49,6 +54,7 @@ pub(super) struct Durable {
 struct RecordRef<'a> {
     format: u32,
     run_id: &'a str,
+    owner: &'a Principal,
     status: CheckpointStatus,
     run: &'a Run,
     base: &'a Messages,
@@ -56,13 +62,17 @@ struct RecordRef<'a> {
     interrupts: &'a [PendingInterrupt],
     #[serde(skip_serializing_if = "Decisions::is_empty")]
     decisions: &'a Decisions,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    audit: &'a [Decided],
 }
 
 impl Durable {
-    /// A run on `thread`, whose head is at `head`, with the thread's history before it.
+    /// A run on `thread` of `owner`, whose head is at `head`, with the thread's history
+    /// before it.
     pub(super) fn new(
         store: Arc<dyn CheckpointStore>,
         thread: String,
+        owner: Principal,
         head: Option<u64>,
         run_id: Arc<str>,
         base: Messages,
@@ -79,44 +89,62 @@ impl Durable {
             raised: Vec::new(),
             resumed: Plan::default(),
             last: None,
+            owner,
+            audit: Vec::new(),
         }
     }
 
-    /// A run resumed from the checkpoint `id`, with the decisions of `plan`: it takes the
-    /// thread over from that record, and writes the decisions with its checkpoints.
-    pub(super) fn resumed(
-        store: Arc<dyn CheckpointStore>,
-        id: CheckpointId,
-        run_id: Arc<str>,
-        base: Messages,
-        plan: Plan,
-    ) -> Self {
-        let mut durable = Durable::new(store, id.thread.clone(), Some(id.version), run_id, base);
+    /// A run resumed from the checkpoint it was taken up from: it takes the thread over
+    /// from that record, writes the decisions with its checkpoints, and carries the
+    /// thread's audit trail on.
+    pub(super) fn resumed(store: Arc<dyn CheckpointStore>, taken: TakenUp) -> Self {
+        let TakenUp {
+            id,
+            run_id,
+            base,
+            plan,
+            owner,
+            audit,
+        } = taken;
+        let thread = id.thread.clone();
+        let mut durable = Durable::new(store, thread, owner, Some(id.version), run_id, base);
         durable.resumed = plan;
         durable.last = Some(id);
+        durable.audit = audit;
         durable
     }
 
-    /// A new run on `thread`: reads the thread's head, for the history to start from and
-    /// the thread's values (see [`RunContext::thread_values`](crate::context::RunContext::thread_values))
-    /// as the last run left them.
+    /// A new run on `thread`, if the caller may run on it: reads the thread's head, for
+    /// the history to start from, the thread's values (see
+    /// [`RunContext::thread_values`](crate::context::RunContext::thread_values)) as the
+    /// last run left them, its owner and its audit trail. A thread with no record
+    /// becomes the caller's.
     ///
     /// # Errors
     ///
-    /// [`CheckpointError::ThreadBusy`] when a run is running on the thread,
+    /// [`CheckpointError::UnknownThread`] when the agent's
+    /// [`Authorize`](crate::auth::Authorize) does not let the caller run on the thread,
+    /// [`CheckpointError::ThreadBusy`] when a run is running on it,
     /// [`CheckpointError::ThreadInterrupted`] when its last run waits for decisions.
     pub(super) async fn on_thread(
         store: Arc<dyn CheckpointStore>,
         thread: String,
         run_id: Arc<str>,
+        asker: &Asker<'_>,
     ) -> Result<(Durable, Locals), CheckpointError> {
         let Some(head) = store.head(&thread).await? else {
-            return Ok((
-                Durable::new(store, thread, None, run_id, Messages::new()),
-                Locals::default(),
-            ));
+            if !asker.allows(Action::Run, &thread, None, &[]).await {
+                return Err(CheckpointError::UnknownThread(thread));
+            }
+            let owner = asker.caller.clone();
+            let durable = Durable::new(store, thread, owner, None, run_id, Messages::new());
+            return Ok((durable, Locals::default()));
         };
         let checkpoint = Checkpoint::decode(&head.bytes)?;
+        let (owner, waiting) = (Some(&checkpoint.owner), &checkpoint.interrupts);
+        if !asker.allows(Action::Run, &thread, owner, waiting).await {
+            return Err(CheckpointError::UnknownThread(thread));
+        }
         match checkpoint.status {
             CheckpointStatus::Running => Err(CheckpointError::ThreadBusy(thread)),
             CheckpointStatus::Interrupted => {
@@ -128,11 +156,10 @@ impl Durable {
             }
             _ => {
                 let values = checkpoint.run.context().thread_values().clone();
-                let base = checkpoint.base;
-                Ok((
-                    Durable::new(store, thread, Some(head.version), run_id, base),
-                    values,
-                ))
+                let (owner, base, head) = (checkpoint.owner, checkpoint.base, Some(head.version));
+                let mut durable = Durable::new(store, thread, owner, head, run_id, base);
+                durable.audit = checkpoint.audit;
+                Ok((durable, values))
             }
         }
     }
@@ -297,15 +324,21 @@ impl Durable {
         let record = RecordRef {
             format: FORMAT,
             run_id: &self.run_id,
+            owner: &self.owner,
             status,
             run,
             base: &self.base,
             interrupts,
             decisions,
+            audit: &self.audit,
         };
         let bytes =
             serde_json::to_vec(&record).map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
-        let version = self.store.append(&self.thread, self.head, bytes).await?;
+        let (thread, owner) = (&self.thread, self.owner.subject());
+        let version = self
+            .store
+            .append_owned(thread, owner, self.head, bytes)
+            .await?;
         self.head = Some(version);
         self.claimed = true;
         self.ended = status != CheckpointStatus::Running;
@@ -324,5 +357,37 @@ fn thread_history(messages: &Messages, instructed: bool) -> Messages {
     match messages.first() {
         Some(Message::System { .. }) if instructed => messages[1..].iter().cloned().collect(),
         _ => messages.clone(),
+    }
+}
+
+/// Who asks the agent's [`Authorize`](crate::auth::Authorize): the caller (its principal
+/// and identity values) of a run of the agent.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Asker<'a> {
+    pub(super) authorize: &'a SharedAuthorize,
+    pub(super) caller: &'a Principal,
+    pub(super) identity: &'a http::Extensions,
+    pub(super) agent: &'a str,
+}
+
+impl Asker<'_> {
+    /// Whether the caller may do `action` to `thread` of `owner`, whose interrupts wait.
+    pub(super) async fn allows(
+        &self,
+        action: Action,
+        thread: &str,
+        owner: Option<&Principal>,
+        interrupts: &[PendingInterrupt],
+    ) -> bool {
+        let access = Access {
+            caller: self.caller,
+            identity: self.identity,
+            action,
+            agent: self.agent,
+            thread,
+            owner,
+            interrupts,
+        };
+        self.authorize.allows(&access).await
     }
 }

@@ -96,7 +96,8 @@ pub use self::layer::{HandlerLayer, HandlerService};
 pub use self::request::AgentRequest;
 pub use self::result::{AgentResult, RunStatus};
 pub use self::run::{Run, RunStep};
-use crate::checkpoint::{CheckpointError, CheckpointId, CheckpointStore};
+use crate::auth::{Access, Action, Identity, KeptTypes, SharedAuthorize};
+use crate::checkpoint::{CheckpointError, CheckpointId, CheckpointStore, ThreadEntry};
 pub use crate::config::{AgentConfig, DefaultExecutor, ToolBatch, ToolExecutor};
 use crate::handler::{Chain, Hook};
 use crate::model::{ModelOptions, SharedModel};
@@ -132,6 +133,9 @@ struct AgentInner {
     name: Arc<str>,
     store: Arc<dyn CheckpointStore>,
     durable: bool,
+    authorize: SharedAuthorize,
+    /// The identity types a run keeps with it.
+    kept: KeptTypes,
 }
 
 impl Agent {
@@ -157,6 +161,9 @@ impl Agent {
     /// A durable run whose process died is taken over by resuming this checkpoint with
     /// no decisions.
     ///
+    /// This is the program's own view of the store, whoever owns the thread; on behalf
+    /// of a caller, use [`Agent::thread_for`].
+    ///
     /// # Errors
     ///
     /// The store's, or a record that cannot be read.
@@ -176,13 +183,100 @@ impl Agent {
         Ok(Some((id, checkpoint)))
     }
 
+    /// The newest checkpoint of a thread, as [`Agent::last_checkpoint`] gives it, if the
+    /// agent's [`Authorize`](crate::auth::Authorize) lets `caller` read the thread
+    /// ([`Action::Read`]); `None` for a thread with no record and for one the caller
+    /// may not read, told apart to no one.
+    ///
+    /// # Errors
+    ///
+    /// The store's, or a record that cannot be read.
+    pub async fn thread_for(
+        &self,
+        caller: &Identity,
+        thread: &str,
+    ) -> Result<Option<(CheckpointId, Checkpoint)>, CheckpointError> {
+        let Some((id, checkpoint)) = self.last_checkpoint(thread).await? else {
+            return Ok(None);
+        };
+        let allowed = self.allows(caller, Action::Read, thread, &checkpoint).await;
+        Ok(allowed.then_some((id, checkpoint)))
+    }
+
     /// Deletes every checkpoint of a thread; says whether it had any.
+    ///
+    /// This is the program's own access to the store, whoever owns the thread; on
+    /// behalf of a caller, use [`Agent::delete_thread_for`].
     ///
     /// # Errors
     ///
     /// The store's.
     pub async fn delete_thread(&self, thread: &str) -> Result<bool, CheckpointError> {
         Ok(self.inner.store.delete_thread(thread).await?)
+    }
+
+    /// Deletes every checkpoint of a thread if the agent's
+    /// [`Authorize`](crate::auth::Authorize) lets `caller` delete it
+    /// ([`Action::Delete`]); says whether it did: `false` for a thread with no record
+    /// and for one the caller may not delete, which stays as it was.
+    ///
+    /// # Errors
+    ///
+    /// The store's, or a record that cannot be read.
+    pub async fn delete_thread_for(
+        &self,
+        caller: &Identity,
+        thread: &str,
+    ) -> Result<bool, CheckpointError> {
+        let Some((_, checkpoint)) = self.last_checkpoint(thread).await? else {
+            return Ok(false);
+        };
+        if !self
+            .allows(caller, Action::Delete, thread, &checkpoint)
+            .await
+        {
+            return Ok(false);
+        }
+        self.delete_thread(thread).await
+    }
+
+    /// The threads `caller` owns in the agent's store, the most recently written first:
+    /// up to `limit`, those after `after` (the last entry of the page before) when it is
+    /// given. See [`CheckpointStore::threads`].
+    ///
+    /// # Errors
+    ///
+    /// The store's ([`StoreError::Unsupported`](crate::checkpoint::StoreError::Unsupported)
+    /// from a store that does not list threads).
+    pub async fn threads_for(
+        &self,
+        caller: &Identity,
+        after: Option<&ThreadEntry>,
+        limit: usize,
+    ) -> Result<Vec<ThreadEntry>, CheckpointError> {
+        let owner = caller.principal().subject();
+        Ok(self.inner.store.threads(owner, after, limit).await?)
+    }
+
+    /// Whether the agent's [`Authorize`](crate::auth::Authorize) lets `caller` do
+    /// `action` to the thread whose newest record is `checkpoint`.
+    async fn allows(
+        &self,
+        caller: &Identity,
+        action: Action,
+        thread: &str,
+        checkpoint: &Checkpoint,
+    ) -> bool {
+        let access = Access {
+            caller: caller.principal(),
+            identity: caller.extensions(),
+            action,
+            agent: &self.inner.name,
+            thread,
+            owner: Some(&checkpoint.owner),
+            interrupts: &checkpoint.interrupts,
+        };
+        self.inner.authorize.allows(&access).await
     }
 
     /// The configuration every run starts from.

@@ -1,6 +1,7 @@
 //! [`AgentRequest`]: one request to an agent, with its input messages, its typed
 //! extensions and the handlers for that request only.
 
+use crate::auth::{Identity, Principal};
 use crate::checkpoint::CheckpointId;
 use crate::handler::BoxHandler;
 use crate::interrupt::{Decision, Decisions};
@@ -96,6 +97,31 @@ impl AgentRequest {
         Some(&self.origin.as_ref()?.resume.as_ref()?.0)
     }
 
+    /// Makes the request `principal`'s: the owner of the thread its run starts, and the
+    /// one who asks when it runs on a thread or resumes a checkpoint (see
+    /// [`auth`](crate::auth)). A request without one is the anonymous principal's.
+    ///
+    /// The principal is an extension of the request, so the run's hooks, wrappers,
+    /// tools and the agents it runs see it.
+    pub fn with_principal(mut self, principal: Principal) -> Self {
+        self.extensions.insert(principal);
+        self
+    }
+
+    /// Makes the request the caller's: its principal, and its identity values in the
+    /// extensions.
+    pub fn with_identity(mut self, identity: Identity) -> Self {
+        let (principal, values) = identity.into_parts();
+        self.extensions.extend(values);
+        self.extensions.insert(principal);
+        self
+    }
+
+    /// The principal the request is from: the anonymous principal if it names none.
+    pub fn principal(&self) -> Principal {
+        principal_of(&self.extensions)
+    }
+
     /// Adds a typed value to the run's extensions.
     pub fn with_extension<T: Clone + Send + Sync + 'static>(mut self, value: T) -> Self {
         self.extensions.insert(value);
@@ -166,3 +192,11 @@ pub(crate) type Parts = (
     Vec<BoxHandler>,
     Option<Box<Origin>>,
 );
+
+/// The principal among a request's extensions: the anonymous principal if there is none.
+pub(crate) fn principal_of(extensions: &http::Extensions) -> Principal {
+    extensions
+        .get::<Principal>()
+        .cloned()
+        .unwrap_or_else(Principal::anonymous)
+}

@@ -25,9 +25,11 @@ use futures::stream::BoxStream;
 
 use super::batch::{self, CallEvent};
 use super::checkpoint::{Checkpoint, CheckpointStatus};
+use super::durable::Asker;
 use super::error::{AgentError, ResumeError};
 use super::executor::{self, BatchRunner};
 use super::run::Run;
+use crate::auth::{Action, Decided, Identity, KeptTypes, Principal};
 use crate::checkpoint::{CheckpointId, CheckpointStore};
 use crate::config::AgentConfig;
 use crate::interrupt::{CallAnswers, Decision, Decisions, HookAnswer, InterruptAddress};
@@ -44,42 +46,55 @@ pub(super) struct Resume {
     /// Those of the request or, for a run taken over after a crash, those it was
     /// resumed with.
     decisions: Decisions,
+    /// Who decided, when the request brought decisions.
+    decider: Option<Principal>,
 }
 
 impl Resume {
-    /// Reads the checkpoint that `id` names, and checks the decisions against it.
+    /// Reads the checkpoint that `id` names, asks whether the caller may take its run
+    /// up (its owner resuming it, or someone else deciding on its interrupts), and
+    /// checks the decisions against it.
     ///
     /// # Errors
     ///
-    /// An unknown, used or ended checkpoint; a missing decision, or one for no
-    /// interrupt, or of a kind the interrupt does not take ([`ResumeError`]); the
-    /// store's, or a record that cannot be read ([`CheckpointError`](crate::checkpoint::CheckpointError)).
+    /// An unknown, used or ended checkpoint (one the caller may not resume is unknown to
+    /// them); a missing decision, or one for no interrupt, or of a kind the interrupt
+    /// does not take ([`ResumeError`]); the store's, or a record that cannot be read
+    /// ([`CheckpointError`](crate::checkpoint::CheckpointError)).
     pub(super) async fn open(
         store: &dyn CheckpointStore,
         id: CheckpointId,
         decisions: Decisions,
+        asker: &Asker<'_>,
     ) -> Result<Resume, AgentError> {
         let unknown = || ResumeError::Unknown(id.clone());
         let head = store.head(&id.thread).await.map_err(checkpoint_error)?;
         let head = head.ok_or_else(unknown)?;
-        if head.version != id.version {
-            // An older record of the same run: used. Anything else: unknown.
-            let older = match store.get(&id.thread, id.version).await {
-                Ok(Some(record)) if head.version > id.version => {
-                    Checkpoint::decode(&record.bytes).ok()
-                }
-                Ok(_) => None,
-                Err(error) => return Err(checkpoint_error(error)),
-            };
-            return Err(match older {
-                Some(older) if older.run_id == id.run => ResumeError::Used(id, head.version),
-                _ => unknown(),
+        let newest = head.version;
+        let checkpoint = match newest.cmp(&id.version) {
+            std::cmp::Ordering::Equal => Checkpoint::decode(&head.bytes)?,
+            // An older record of the same run was used; anything else is unknown.
+            std::cmp::Ordering::Greater => {
+                let older = store.get(&id.thread, id.version).await;
+                let older = older.map_err(checkpoint_error)?.ok_or_else(unknown)?;
+                Checkpoint::decode(&older.bytes).map_err(|_| unknown())?
             }
-            .into());
-        }
-        let checkpoint = Checkpoint::decode(&head.bytes)?;
+            std::cmp::Ordering::Less => return Err(unknown().into()),
+        };
         if checkpoint.run_id != id.run {
             return Err(unknown().into());
+        }
+        let action = if decisions.is_empty() || *asker.caller == checkpoint.owner {
+            Action::Resume
+        } else {
+            Action::Decide
+        };
+        let (owner, waiting) = (Some(&checkpoint.owner), &checkpoint.interrupts);
+        if !asker.allows(action, &id.thread, owner, waiting).await {
+            return Err(unknown().into());
+        }
+        if newest != id.version {
+            return Err(ResumeError::Used(id, newest).into());
         }
         match checkpoint.status {
             CheckpointStatus::Completed => return Err(ResumeError::Ended(id).into()),
@@ -91,6 +106,7 @@ impl Resume {
             }
             _ => check_decisions(&checkpoint.interrupts, &decisions)?,
         }
+        let decider = (!decisions.is_empty()).then(|| asker.caller.clone());
         let decisions = if decisions.is_empty() {
             checkpoint.decisions.clone()
         } else {
@@ -100,19 +116,42 @@ impl Resume {
             id,
             checkpoint,
             decisions,
+            decider,
         })
     }
 
-    /// Takes the run up, with the extensions of the request that resumes it (marked
-    /// [`Resumed`]): a hook of `agent` that interrupted gets its decision when it runs
-    /// again. Gives the run, and what its durable side takes the thread over with.
-    pub(super) fn take_up(self, agent: &str, mut extensions: http::Extensions) -> TakenUp {
+    /// Takes the run up as its requester's, with the extensions of the request that
+    /// resumes it (marked [`Resumed`]) but the identity values the agent keeps put back
+    /// as the requester's: the resumer is the run's decider. A hook of `agent` that
+    /// interrupted gets its decision when it runs again; each decision joins the
+    /// thread's audit trail. Gives the run, and what its durable side takes the thread
+    /// over with.
+    pub(super) fn take_up(
+        self,
+        agent: &str,
+        kept: &KeptTypes,
+        mut extensions: http::Extensions,
+    ) -> (Run, TakenUp) {
         let Resume {
             id,
             checkpoint,
             decisions,
+            decider,
         } = self;
         let mut run = checkpoint.run;
+        let mut audit = checkpoint.audit;
+        if let Some(by) = decider {
+            let decided = |(at, decision): (&String, &Decision)| {
+                Decided::now(at.clone(), decision.clone(), by.clone())
+            };
+            audit.extend(decisions.iter().map(decided));
+            let resumer = Identity::new(by).with_extensions(extensions.clone());
+            run.context_mut().set_decider(resumer);
+        }
+        let requester = run.context().requester().cloned();
+        kept.restore(requester.as_ref(), &mut extensions);
+        let principal = requester.map_or_else(Principal::anonymous, |r| r.principal);
+        extensions.insert(principal);
         extensions.insert(Resumed);
         run.context_mut().set_extensions(extensions);
         for interrupt in checkpoint.interrupts.iter().filter(|i| i.call.is_none()) {
@@ -130,8 +169,7 @@ impl Resume {
                 });
             }
         }
-        TakenUp {
-            run,
+        let taken = TakenUp {
             id,
             run_id: checkpoint.run_id.into(),
             base: checkpoint.base,
@@ -139,21 +177,27 @@ impl Resume {
                 answered: checkpoint.interrupts,
                 decisions,
             },
-        }
+            owner: checkpoint.owner,
+            audit,
+        };
+        (run, taken)
     }
 }
 
-/// A run taken up from its checkpoint: the run, and what its durable side takes the
-/// thread over with (see [`Durable::resumed`](super::durable::Durable::resumed)).
+/// What the durable side of a run taken up from its checkpoint takes the thread over
+/// with (see [`Durable::resumed`](super::durable::Durable::resumed)).
 #[derive(Debug)]
 pub(super) struct TakenUp {
-    pub(super) run: Run,
     /// The checkpoint it resumes.
     pub(super) id: CheckpointId,
     pub(super) run_id: Arc<str>,
     /// The thread's history before the run.
     pub(super) base: Messages,
     pub(super) plan: Plan,
+    /// The principal the thread belongs to.
+    pub(super) owner: Principal,
+    /// The thread's audit trail, with this resume's decisions.
+    pub(super) audit: Vec<Decided>,
 }
 
 /// A store's failure while a resume reads its checkpoint.

@@ -11,6 +11,10 @@ use super::store::StoreError;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CheckpointError {
+    /// No thread of this name that the caller may touch: it has no record, or it is
+    /// another principal's (the two are told apart to no one).
+    #[error("no thread `{0}`")]
+    UnknownThread(String),
     /// Another run is running on the thread.
     #[error("another run is running on the thread `{0}`")]
     ThreadBusy(String),
@@ -18,7 +22,7 @@ pub enum CheckpointError {
     #[error("the thread's last run waits for decisions: resume `{0}`")]
     ThreadInterrupted(CheckpointId),
     /// A record of a format version this version does not read.
-    #[error("the record has format version {found}; this version reads {FORMAT}")]
+    #[error("the record has format version {found}; this version reads 1 to {FORMAT}")]
     UnknownFormat {
         /// The record's format version.
         found: u32,
@@ -36,9 +40,9 @@ pub enum CheckpointError {
 
 impl CheckpointError {
     /// A stable snake_case name for the kind of refusal, for logs and wire formats (see
-    /// [`wire`](crate::wire)): `thread_busy`, `thread_interrupted`, `unknown_format`,
-    /// `corrupt_checkpoint`, `malformed_checkpoint_id`, `store_failed`. A code never
-    /// changes meaning; new variants bring new codes.
+    /// [`wire`](crate::wire)): `unknown_thread`, `thread_busy`, `thread_interrupted`,
+    /// `unknown_format`, `corrupt_checkpoint`, `malformed_checkpoint_id`,
+    /// `store_failed`. A code never changes meaning; new variants bring new codes.
     ///
     /// ```
     /// use tower_adk::checkpoint::CheckpointError;
@@ -47,6 +51,7 @@ impl CheckpointError {
     /// ```
     pub fn code(&self) -> &'static str {
         match self {
+            CheckpointError::UnknownThread(_) => "unknown_thread",
             CheckpointError::ThreadBusy(_) => "thread_busy",
             CheckpointError::ThreadInterrupted(_) => "thread_interrupted",
             CheckpointError::UnknownFormat { .. } => "unknown_format",

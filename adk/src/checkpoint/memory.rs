@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use futures::future::BoxFuture;
 
-use super::store::{CheckpointStore, StoreError, StoredRecord};
+use super::store::{CheckpointStore, StoreError, StoredRecord, ThreadEntry};
 
 /// A store in this process's memory: for tests, and for interrupts that are answered
 /// while the process lives. Clones share the records.
@@ -34,11 +34,12 @@ pub struct MemoryStore {
     expire_after: Option<Duration>,
 }
 
-/// A thread's records, oldest first, and the newest version it ever had.
+/// A thread's records, oldest first, the newest version it ever had, and its owner.
 #[derive(Default)]
 struct Thread {
     records: Vec<(StoredRecord, SystemTime)>,
     last: u64,
+    owner: Option<String>,
 }
 
 impl MemoryStore {
@@ -67,6 +68,38 @@ impl MemoryStore {
                 .retain(|(_, written)| now.duration_since(*written).unwrap_or_default() < ttl);
         }
         f(entry)
+    }
+
+    /// Appends a record, keeping the thread's owner when it is given.
+    fn append_now(
+        &self,
+        thread: &str,
+        owner: Option<&str>,
+        expected: Option<u64>,
+        bytes: Vec<u8>,
+    ) -> Result<u64, StoreError> {
+        self.threads
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(thread.to_owned())
+            .or_default();
+        self.with_thread(thread, |t| {
+            let found = t.records.last().map(|(r, _)| r.version);
+            if found != expected {
+                return Err(StoreError::Conflict {
+                    thread: thread.to_owned(),
+                    expected,
+                    found,
+                });
+            }
+            if let Some(owner) = owner {
+                t.owner = Some(owner.to_owned());
+            }
+            t.last += 1;
+            let record = StoredRecord::new(t.last, bytes);
+            t.records.push((record, SystemTime::now()));
+            Ok(t.last)
+        })
     }
 }
 
@@ -97,26 +130,45 @@ impl CheckpointStore for MemoryStore {
         expected: Option<u64>,
         bytes: Vec<u8>,
     ) -> BoxFuture<'a, Result<u64, StoreError>> {
-        self.threads
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry(thread.to_owned())
-            .or_default();
-        let appended = self.with_thread(thread, |t| {
-            let found = t.records.last().map(|(r, _)| r.version);
-            if found != expected {
-                return Err(StoreError::Conflict {
-                    thread: thread.to_owned(),
-                    expected,
-                    found,
-                });
-            }
-            t.last += 1;
-            let record = StoredRecord::new(t.last, bytes);
-            t.records.push((record, SystemTime::now()));
-            Ok(t.last)
-        });
+        Box::pin(std::future::ready(
+            self.append_now(thread, None, expected, bytes),
+        ))
+    }
+
+    fn append_owned<'a>(
+        &'a self,
+        thread: &'a str,
+        owner: &'a str,
+        expected: Option<u64>,
+        bytes: Vec<u8>,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        let appended = self.append_now(thread, Some(owner), expected, bytes);
         Box::pin(std::future::ready(appended))
+    }
+
+    fn threads<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<&'a ThreadEntry>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<ThreadEntry>, StoreError>> {
+        let names: Vec<String> = {
+            let threads = self.threads.lock().unwrap_or_else(PoisonError::into_inner);
+            let owned = threads
+                .iter()
+                .filter(|(_, t)| t.owner.as_deref() == Some(owner));
+            owned.map(|(name, _)| name.clone()).collect()
+        };
+        let mut entries: Vec<ThreadEntry> = (names.into_iter())
+            .filter_map(|name| {
+                let (head, written) = self.with_thread(&name, |t| t.records.last().cloned())?;
+                Some(ThreadEntry::new(name, head.version, millis(written)))
+            })
+            .filter(|entry| after.is_none_or(|after| entry.is_after(after)))
+            .collect();
+        entries.sort_by(|a, b| (b.written, &a.thread).cmp(&(a.written, &b.thread)));
+        entries.truncate(limit);
+        Box::pin(std::future::ready(Ok(entries)))
     }
 
     fn list<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<Vec<u64>, StoreError>> {
@@ -143,6 +195,14 @@ impl fmt::Debug for MemoryStore {
             .field("expire_after", &self.expire_after)
             .finish()
     }
+}
+
+/// Milliseconds since the Unix epoch.
+fn millis(at: SystemTime) -> u64 {
+    let since = at
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default();
+    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

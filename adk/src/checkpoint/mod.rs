@@ -52,13 +52,14 @@ pub use self::postgres::PostgresStore;
 pub use self::redis::RedisStore;
 #[cfg(feature = "sqlite")]
 pub use self::sqlite::SqliteStore;
-pub use self::store::{CheckpointStore, StoreError, StoredRecord};
+pub use self::store::{CheckpointStore, StoreError, StoredRecord, ThreadEntry};
 /// The SQL toolkit of the `sqlite` and `postgres` stores, at the version they use: for
 /// their connection options and pools.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use sqlx;
 
-/// The format of the records this version writes; [`Checkpoint::decode`] refuses others.
+/// The format of the records this version writes: 2, which records a thread's owner and
+/// its audit trail. [`Checkpoint::decode`] reads it and format 1, and refuses others.
 ///
 /// [`Checkpoint::decode`]: crate::agent::Checkpoint::decode
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;

@@ -41,6 +41,9 @@ pub enum StoreError {
     /// The store's backend failed (a connection, a query).
     #[error("the checkpoint store failed: {0}")]
     Backend(#[source] BoxError),
+    /// The store cannot do this (a store of your own that does not list threads).
+    #[error("the checkpoint store cannot {0}")]
+    Unsupported(&'static str),
 }
 
 impl StoreError {
@@ -104,6 +107,77 @@ pub trait CheckpointStore: Send + Sync + 'static {
 
     /// Deletes every record of the thread; says whether there was any.
     fn delete_thread<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// [`append`](CheckpointStore::append)s a record of a thread that belongs to the
+    /// principal whose subject is `owner` (the same for every record of a thread). A
+    /// store that lists threads by owner ([`threads`](CheckpointStore::threads)) keeps
+    /// the owner and the time of the write with the record, in the same atomic step.
+    /// The default forgets the owner and appends.
+    ///
+    /// # Errors
+    ///
+    /// As [`append`](CheckpointStore::append)'s.
+    fn append_owned<'a>(
+        &'a self,
+        thread: &'a str,
+        owner: &'a str,
+        expected: Option<u64>,
+        bytes: Vec<u8>,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        let _ = owner;
+        self.append(thread, expected, bytes)
+    }
+
+    /// The threads of `owner` (as [`append_owned`](CheckpointStore::append_owned) wrote
+    /// them) whose head has not expired, the most recently written first (then by
+    /// name): up to `limit` of them, those after `after` in that order when it is given
+    /// (the last entry of the page before).
+    ///
+    /// # Errors
+    ///
+    /// The backend's; [`StoreError::Unsupported`] from a store that does not list
+    /// threads (the default).
+    fn threads<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<&'a ThreadEntry>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<ThreadEntry>, StoreError>> {
+        let _ = (owner, after, limit);
+        Box::pin(std::future::ready(Err(StoreError::Unsupported(
+            "list threads by owner",
+        ))))
+    }
+}
+
+/// A thread as its owner's listing shows it (see [`CheckpointStore::threads`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ThreadEntry {
+    /// The thread.
+    pub thread: String,
+    /// The version of its head.
+    pub version: u64,
+    /// When its head was written, in milliseconds since the Unix epoch.
+    pub written: u64,
+}
+
+impl ThreadEntry {
+    /// An entry for `thread`, whose head is at `version`, written at `written`
+    /// (milliseconds since the Unix epoch).
+    pub fn new(thread: impl Into<String>, version: u64, written: u64) -> Self {
+        ThreadEntry {
+            thread: thread.into(),
+            version,
+            written,
+        }
+    }
+
+    /// Whether `self` comes after `other` in a listing: written earlier, or at the same
+    /// time with a later name.
+    pub fn is_after(&self, other: &ThreadEntry) -> bool {
+        (other.written, &self.thread) > (self.written, &other.thread)
+    }
 }
 
 impl<S: CheckpointStore + ?Sized> CheckpointStore for Arc<S> {
@@ -137,5 +211,24 @@ impl<S: CheckpointStore + ?Sized> CheckpointStore for Arc<S> {
 
     fn delete_thread<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         (**self).delete_thread(thread)
+    }
+
+    fn append_owned<'a>(
+        &'a self,
+        thread: &'a str,
+        owner: &'a str,
+        expected: Option<u64>,
+        bytes: Vec<u8>,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        (**self).append_owned(thread, owner, expected, bytes)
+    }
+
+    fn threads<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<&'a ThreadEntry>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<ThreadEntry>, StoreError>> {
+        (**self).threads(owner, after, limit)
     }
 }

@@ -23,8 +23,5 @@ impl History {
 }
 
 /// The old name of [`History`].
-#[deprecated(
-    since = "0.2.0",
-    note = "renamed `History`: what the loop keeps is the run's history"
-)]
+#[deprecated(note = "renamed `History`: what the loop keeps is the run's history")]
 pub type RunState = History;

@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 pub use self::history::{History, RunState};
 pub use self::locals::{Locals, LocalsGuard};
 pub(crate) use self::scope::{RunLink, Scope};
+use crate::auth::{Identity, Principal, Requester};
 use crate::hook::Hook;
 use crate::interrupt::{Decision, HookAnswer};
 
@@ -57,6 +58,13 @@ pub struct RunContext {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     thread: Option<Box<Locals>>,
     iteration: usize,
+    /// Who the run is for, when it is not anonymous or keeps identity values. (Boxed:
+    /// most runs have none.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    requester: Option<Box<Requester>>,
+    /// Who answered the interrupts the run resumes from, while it resumes.
+    #[serde(skip)]
+    decider: Option<Box<Identity>>,
     /// Set by a state hook's default: that hook of that handler type passed through.
     #[serde(skip)]
     passed: Option<(Hook, TypeId)>,
@@ -81,6 +89,8 @@ impl RunContext {
             locals: Locals::default(),
             thread: None,
             iteration: 0,
+            requester: None,
+            decider: None,
             passed: None,
             answer: None,
         }
@@ -135,6 +145,35 @@ impl RunContext {
     /// The thread's values, mutably; see [`RunContext::thread_values`].
     pub fn thread_values_mut(&mut self) -> &mut Locals {
         self.thread.get_or_insert_default()
+    }
+
+    /// Who the run is for: the principal of the request that started it, the same when
+    /// someone else resumes it (see [`auth`](crate::auth)).
+    pub fn principal(&self) -> &Principal {
+        static ANONYMOUS: std::sync::LazyLock<Principal> =
+            std::sync::LazyLock::new(Principal::anonymous);
+        self.requester.as_ref().map_or(&ANONYMOUS, |r| &r.principal)
+    }
+
+    /// Who answered the interrupts this run resumes from (their principal, and the
+    /// values of their request's identity), while it resumes; `None` for a run that did
+    /// not resume. The run's own extensions keep its requester's identity values (see
+    /// [`AgentBuilder::keep_identity`](crate::agent::AgentBuilder::keep_identity)), so
+    /// the decider's role never becomes the run's.
+    pub fn decider(&self) -> Option<&Identity> {
+        self.decider.as_deref()
+    }
+
+    pub(crate) fn requester(&self) -> Option<&Requester> {
+        self.requester.as_deref()
+    }
+
+    pub(crate) fn set_requester(&mut self, requester: Option<Requester>) {
+        self.requester = requester.map(Box::new);
+    }
+
+    pub(crate) fn set_decider(&mut self, decider: Identity) {
+        self.decider = Some(Box::new(decider));
     }
 
     /// How many model calls the run has made so far (1 during the first call's hooks).

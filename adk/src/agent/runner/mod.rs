@@ -19,11 +19,11 @@ use futures::stream::BoxStream;
 use super::AgentInner;
 use super::batch::CallEvent;
 use super::compile::{CompiledLoop, LoopKey};
-use super::durable::Durable;
+use super::durable::{Asker, Durable};
 use super::error::AgentError;
 use super::event::AgentEvent;
 use super::interrupts;
-use super::request::{AgentRequest, Origin};
+use super::request::{AgentRequest, Origin, principal_of};
 use super::result::AgentResult;
 use super::resume::{Resume, ResumedTurn};
 use super::run::{Run, RunStep};
@@ -74,7 +74,11 @@ impl Runner {
     pub(super) fn for_request(agent: Arc<AgentInner>, request: AgentRequest) -> Self {
         let audience = RunShared::new(agent.model.clone());
         let (input, extensions, handlers, origin) = request.into_parts();
-        let run = Run::new(input, extensions);
+        let requester = agent
+            .kept
+            .requester(&principal_of(&extensions), &extensions);
+        let mut run = Run::new(input, extensions);
+        run.context_mut().set_requester(requester);
         let mut runner = Runner::new(agent, Chain::new(handlers), run, audience);
         runner.work = Work::Unstarted(origin);
         runner
@@ -157,18 +161,25 @@ impl Runner {
     #[cold]
     async fn open(&mut self, origin: Origin) -> Result<(), AgentError> {
         let store = Arc::clone(&self.agent.store);
+        let extensions = self.run.context().shared_extensions();
+        let caller = principal_of(&extensions);
+        let asker = Asker {
+            authorize: &self.agent.authorize,
+            caller: &caller,
+            identity: &extensions,
+            agent: &self.agent.name,
+        };
         if let Some((id, decisions)) = origin.resume {
-            let resume = Resume::open(&*store, id, decisions).await?;
-            let extensions = std::mem::take(self.run.context_mut().extensions_mut());
-            let taken = resume.take_up(&self.agent.name, extensions);
-            self.run = taken.run;
+            let resume = Resume::open(&*store, id, decisions, &asker).await?;
+            let extensions = Arc::unwrap_or_clone(extensions);
+            let (run, taken) = resume.take_up(&self.agent.name, &self.agent.kept, extensions);
+            self.run = run;
             self.model_calls = self.run.model_calls();
             self.audience.set_run_id(Arc::clone(&taken.run_id));
-            let durable = Durable::resumed(store, taken.id, taken.run_id, taken.base, taken.plan);
-            self.durable = Some(Box::new(durable));
+            self.durable = Some(Box::new(Durable::resumed(store, taken)));
         } else if let Some(thread) = origin.thread {
             let run_id = self.audience.run_id();
-            let (durable, values) = Durable::on_thread(store, thread, run_id).await?;
+            let (durable, values) = Durable::on_thread(store, thread, run_id, &asker).await?;
             *self.run.context_mut().thread_values_mut() = values;
             self.durable = Some(Box::new(durable));
         }
@@ -179,11 +190,19 @@ impl Runner {
     #[cold]
     fn durable_mut(&mut self) -> &mut Durable {
         let (store, audience) = (&self.agent.store, &self.audience);
+        let owner = self.run.context().principal();
         self.durable.get_or_insert_with(|| {
             let run_id = audience.run_id();
             let thread = run_id.to_string();
-            let store = Arc::clone(store);
-            Box::new(Durable::new(store, thread, None, run_id, Messages::new()))
+            let (store, owner) = (Arc::clone(store), owner.clone());
+            Box::new(Durable::new(
+                store,
+                thread,
+                owner,
+                None,
+                run_id,
+                Messages::new(),
+            ))
         })
     }
 
