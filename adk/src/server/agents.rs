@@ -2,7 +2,6 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::Json;
 use axum::extract::State;
@@ -12,10 +11,11 @@ use serde::Serialize;
 use serde_json::json;
 use tower::{BoxError, ServiceExt};
 
+use super::ServedAgent;
+use super::error::ApiError;
 use super::identity::Caller;
-use super::router::{AppState, Versioned};
-use super::{ApiError, ServedAgent};
-use crate::wire::WireError;
+use super::state::AppState;
+use crate::wire::{Versioned, WireError};
 use crate::{AgentError, AgentRequest, AgentRun, Tool, ToolInfo};
 
 #[derive(Serialize)]
@@ -122,7 +122,7 @@ pub(crate) async fn health() -> Response {
     Json(json!({"status": "ok"})).into_response()
 }
 
-/// The server takes runs: 200, or 503 `not_ready` once [`Readiness`] says no
+/// The server takes runs: 200, or 503 `not_ready` once [`Readiness`](super::shutdown::Readiness) says no
 /// (`shutting_down` when it drains).
 pub(crate) async fn ready(State(state): State<AppState>) -> Response {
     let status = StatusCode::SERVICE_UNAVAILABLE;
@@ -134,35 +134,5 @@ pub(crate) async fn ready(State(state): State<AppState>) -> Response {
     } else {
         let message = "the server takes no new runs";
         ApiError::new(status, "not_ready", message).into_response()
-    }
-}
-
-/// What `GET /readyz` answers: ready (the default) or not, e.g. while the process drains
-/// before it stops. Clones share the flag.
-///
-/// ```
-/// use tower_adk::server::Server;
-///
-/// let server = Server::new();
-/// let readiness = server.readiness();
-/// readiness.set_ready(false); // from a shutdown handler, say
-/// assert!(!server.readiness().is_ready());
-/// ```
-#[derive(Debug, Clone)]
-pub struct Readiness(Arc<AtomicBool>);
-
-impl Readiness {
-    pub(crate) fn new() -> Self {
-        Readiness(Arc::new(AtomicBool::new(true)))
-    }
-
-    /// Says whether the server is ready.
-    pub fn set_ready(&self, ready: bool) {
-        self.0.store(ready, Ordering::Relaxed);
-    }
-
-    /// Whether the server is ready.
-    pub fn is_ready(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
     }
 }

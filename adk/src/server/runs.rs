@@ -14,11 +14,12 @@ use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
 
 use super::body::RunBody;
+use super::error::ApiError;
 use super::identity::Caller;
 use super::log::{Logged, RunLog};
-use super::router::AppState;
 use super::served_run::ServedRun;
-use super::{ApiError, RUN_ID_HEADER, ServedAgent};
+use super::state::AppState;
+use super::{RUN_ID_HEADER, ServedAgent};
 use crate::wire::WireEvent;
 use crate::{AgentError, AgentEvent, AgentRequest};
 
