@@ -37,6 +37,8 @@ mod postgres;
 mod record;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod sql;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
