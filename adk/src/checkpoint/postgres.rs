@@ -6,8 +6,8 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Postgres, Row as _, Transaction};
 
-use super::StoreError;
 use super::sql::{self, Sql, SqlStore, Statements, from_db};
+use super::store::StoreError;
 
 /// The tables, created when missing. `adk_threads.last` is the newest version a thread
 /// ever had, so that versions keep growing past records that expired.

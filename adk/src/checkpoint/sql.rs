@@ -16,7 +16,7 @@ use sqlx::{
     Type,
 };
 
-use super::{StoreError, StoredRecord};
+use super::store::{StoreError, StoredRecord};
 
 /// The statements both SQL stores run, on one store's tables; `$1` is the value that a
 /// live record's `written_at` exceeds.

@@ -9,8 +9,8 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use super::StoreError;
 use super::sql::{self, Sql, SqlStore, Statements, from_db};
+use super::store::StoreError;
 
 /// The tables, created when missing. `threads.last` is the newest version a thread ever
 /// had, so that versions keep growing past records that expired.
