@@ -11,8 +11,8 @@ use adk::{
 };
 use tower::{Layer, Service};
 
-use super::Role;
 use super::handlers::Named;
+use super::role::Role;
 
 /// What a loaded file knows besides the builder.
 pub(crate) struct Parts {

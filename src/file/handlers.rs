@@ -8,10 +8,10 @@ use adk::{BoxHandler, ToolRequest};
 use adk_handlers as h;
 use adk_handlers::{ApprovalRule, Decision, HumanApproval};
 
-use super::Role;
 use super::error::{Problem, ProblemKind};
 use super::exit_if::ExitIf;
 use super::registry::{HandlerSettings, Registry};
+use super::role::Role;
 use super::spec::{ApprovalSpec, HandlerKind, HandlerSpec, Spec};
 use super::yaml::Spanned;
 

@@ -119,127 +119,25 @@
 //! connected.
 
 mod agent;
-mod build;
+mod agent_file;
 mod check;
 mod duplicates;
 mod error;
 mod exit_if;
 mod handlers;
+mod load;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod parse;
 mod reader;
 mod registry;
+mod role;
 mod spec;
 mod yaml;
 
-use std::fmt;
-use std::path::Path;
-use std::sync::Arc;
-
 pub use self::agent::{FileAgent, HandlersLayer, HandlersService, LoadedAgent, Preview};
+pub use self::agent_file::AgentFile;
 pub use self::error::{FileErrors, LoadError, Location, Problem, ProblemKind};
 pub use self::reader::FileReader;
 pub use self::registry::{HandlerSettings, Registry};
-
-/// An agent file, read and checked: what it describes, ready to be
-/// [loaded](AgentFile::load).
-///
-/// # Example
-///
-/// ```
-/// use tower_adk::file::AgentFile;
-///
-/// let file = AgentFile::from_str("name: greeter\nmodel: {provider: scripted, turns: [{text: Hi!}]}\n", "greeter.yaml")?;
-/// assert_eq!(file.name(), "greeter");
-/// # Ok::<_, tower_adk::file::FileErrors>(())
-/// ```
-pub struct AgentFile {
-    file: String,
-    text: Arc<str>,
-    spec: spec::Spec,
-}
-
-impl AgentFile {
-    /// Reads the file at `path`, with the process's environment.
-    ///
-    /// # Errors
-    ///
-    /// Every problem of the file.
-    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, FileErrors> {
-        FileReader::new().read_path(path)
-    }
-
-    /// Reads `text`, calling it `name` in messages, with the process's environment.
-    ///
-    /// # Errors
-    ///
-    /// Every problem of the file.
-    pub fn from_str(text: &str, name: impl Into<String>) -> Result<Self, FileErrors> {
-        FileReader::new().read_str(text, name)
-    }
-
-    /// A reader with more choices: the registry to check names against, the
-    /// environment to read.
-    pub fn reader<'r>() -> FileReader<'r> {
-        FileReader::new()
-    }
-
-    /// The agent's name.
-    pub fn name(&self) -> &str {
-        &self.spec.name
-    }
-
-    /// What the agent does.
-    pub fn description(&self) -> &str {
-        &self.spec.description
-    }
-
-    /// The file's name, as given when it was read.
-    pub fn file(&self) -> &str {
-        &self.file
-    }
-
-    /// The names of the MCP servers that [`load`](AgentFile::load) connects to.
-    pub fn mcp_servers(&self) -> impl Iterator<Item = &str> {
-        self.spec
-            .mcp_servers
-            .iter()
-            .map(|server| server.name.as_str())
-    }
-}
-
-impl fmt::Debug for AgentFile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AgentFile")
-            .field("file", &self.file)
-            .field("name", &self.spec.name)
-            .finish_non_exhaustive()
-    }
-}
-
-/// The caller's role, in a request's extensions, for the file's `role_filter`.
-///
-/// # Example
-///
-/// ```
-/// use tower_adk::AgentRequest;
-/// use tower_adk::file::Role;
-///
-/// let request = AgentRequest::user("refund order 7").with_extension(Role::new("admin"));
-/// # let _ = request;
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Role(Arc<str>);
-
-impl Role {
-    /// The role named `name`.
-    pub fn new(name: impl AsRef<str>) -> Self {
-        Role(Arc::from(name.as_ref()))
-    }
-
-    /// The role's name.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
+pub use self::role::Role;

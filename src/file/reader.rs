@@ -1,5 +1,6 @@
-//! [`FileReader`]: reads an agent file, with the environment and (optionally) the
-//! registry its names are checked against.
+//! [`FileReader`]: reads an agent file into an [`AgentFile`], with the environment and
+//! (optionally) the registry its names are checked against; and the [`AgentFile`]
+//! constructors that read with it.
 
 use std::fmt;
 use std::path::Path;
@@ -7,12 +8,38 @@ use std::sync::Arc;
 
 use saphyr::{LoadableYamlNode, MarkedYaml};
 
-use super::AgentFile;
+use super::agent_file::AgentFile;
 use super::check;
 use super::error::{FileErrors, Location, Problem, ProblemKind};
 use super::parse;
 use super::registry::Registry;
 use super::yaml::Walk;
+
+impl AgentFile {
+    /// Reads the file at `path`, with the process's environment.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of the file.
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, FileErrors> {
+        FileReader::new().read_path(path)
+    }
+
+    /// Reads `text`, calling it `name` in messages, with the process's environment.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of the file.
+    pub fn from_str(text: &str, name: impl Into<String>) -> Result<Self, FileErrors> {
+        FileReader::new().read_str(text, name)
+    }
+
+    /// A reader with more choices: the registry to check names against, the
+    /// environment to read.
+    pub fn reader<'r>() -> FileReader<'r> {
+        FileReader::new()
+    }
+}
 
 /// Reads agent files: from a path or a string, with the process's environment or
 /// another, checking names against a [`Registry`] or not. See

@@ -1,4 +1,4 @@
-//! What an agent file says, typed: the walk's output and the build's input. Names that
+//! What an agent file says, typed: the walk's output and the load's input. Names that
 //! are checked against the registry or the connected tools keep their place in the file.
 
 use std::time::Duration;

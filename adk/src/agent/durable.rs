@@ -12,7 +12,7 @@ use super::error::{AgentError, ResumeError};
 use super::resume::{Plan, TakenUp};
 use super::run::Run;
 use super::shared::Released;
-use crate::auth::{Access, Action, Decided, Principal, SharedAuthorize};
+use crate::auth::{Action, Asker, Decided, Principal};
 use crate::checkpoint::{CheckpointError, CheckpointId, CheckpointStore, FORMAT, StoreError};
 use crate::context::Locals;
 use crate::interrupt::{Decisions, PendingInterrupt};
@@ -357,37 +357,5 @@ fn thread_history(messages: &Messages, instructed: bool) -> Messages {
     match messages.first() {
         Some(Message::System { .. }) if instructed => messages[1..].iter().cloned().collect(),
         _ => messages.clone(),
-    }
-}
-
-/// Who asks the agent's [`Authorize`](crate::auth::Authorize): the caller (its principal
-/// and identity values) of a run of the agent.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Asker<'a> {
-    pub(super) authorize: &'a SharedAuthorize,
-    pub(super) caller: &'a Principal,
-    pub(super) identity: &'a http::Extensions,
-    pub(super) agent: &'a str,
-}
-
-impl Asker<'_> {
-    /// Whether the caller may do `action` to `thread` of `owner`, whose interrupts wait.
-    pub(super) async fn allows(
-        &self,
-        action: Action,
-        thread: &str,
-        owner: Option<&Principal>,
-        interrupts: &[PendingInterrupt],
-    ) -> bool {
-        let access = Access {
-            caller: self.caller,
-            identity: self.identity,
-            action,
-            agent: self.agent,
-            thread,
-            owner,
-            interrupts,
-        };
-        self.authorize.allows(&access).await
     }
 }

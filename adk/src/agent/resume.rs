@@ -25,11 +25,10 @@ use futures::stream::BoxStream;
 
 use super::batch::{self, CallEvent};
 use super::checkpoint::{Checkpoint, CheckpointStatus};
-use super::durable::Asker;
 use super::error::{AgentError, ResumeError};
 use super::executor::{self, BatchRunner};
 use super::run::Run;
-use crate::auth::{Action, Decided, Identity, KeptTypes, Principal};
+use crate::auth::{Action, Asker, Decided, Identity, KeptTypes, Principal};
 use crate::checkpoint::{CheckpointId, CheckpointStore};
 use crate::config::AgentConfig;
 use crate::interrupt::{CallAnswers, Decision, Decisions, HookAnswer, InterruptAddress};

@@ -168,6 +168,38 @@ impl fmt::Debug for SharedAuthorize {
     }
 }
 
+/// Who asks an agent's [`Authorize`]: the caller (its principal and identity values) of a
+/// run of the agent.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Asker<'a> {
+    pub(crate) authorize: &'a SharedAuthorize,
+    pub(crate) caller: &'a Principal,
+    pub(crate) identity: &'a http::Extensions,
+    pub(crate) agent: &'a str,
+}
+
+impl Asker<'_> {
+    /// Whether the caller may do `action` to `thread` of `owner`, whose interrupts wait.
+    pub(crate) async fn allows(
+        &self,
+        action: Action,
+        thread: &str,
+        owner: Option<&Principal>,
+        interrupts: &[PendingInterrupt],
+    ) -> bool {
+        let access = Access {
+            caller: self.caller,
+            identity: self.identity,
+            action,
+            agent: self.agent,
+            thread,
+            owner,
+            interrupts,
+        };
+        self.authorize.allows(&access).await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -64,8 +64,8 @@ use std::sync::{Arc, LazyLock};
 use serde::{Deserialize, Serialize};
 
 pub use self::audit::Decided;
-pub(crate) use self::authorize::SharedAuthorize;
 pub use self::authorize::{Access, Action, Authorize, OwnerOnly};
+pub(crate) use self::authorize::{Asker, SharedAuthorize};
 pub(crate) use self::kept::{KeptTypes, Requester};
 
 /// Who a caller is: a stable subject, the same for every request of the same person or

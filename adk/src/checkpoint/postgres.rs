@@ -1,12 +1,13 @@
 //! [`PostgresStore`]: checkpoints in PostgreSQL (feature `postgres`).
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
-use futures::future::BoxFuture;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Postgres, Row as _, Transaction};
 
-use super::{CheckpointStore, StoreError, StoredRecord};
+use super::sql::{self, Sql, SqlStore, Statements, from_db};
+use super::store::StoreError;
 
 /// The tables, created when missing. `adk_threads.last` is the newest version a thread
 /// ever had, so that versions keep growing past records that expired.
@@ -97,12 +98,12 @@ pub struct PostgresStore {
     expire_after: Option<Duration>,
 }
 
-/// The time now on the database's clock, in unix ms.
-macro_rules! now_ms {
-    () => {
-        "(extract(epoch from clock_timestamp()) * 1000)::bigint"
-    };
-}
+/// The reads and the deletes: a record is live when written within the time to live,
+/// `$1`, on the database's clock (in unix ms).
+static STATEMENTS: LazyLock<Statements> = LazyLock::new(|| {
+    let now = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+    Statements::new("adk_checkpoints", "adk_threads", &format!("{now} - $1"))
+});
 
 impl PostgresStore {
     /// Connects to the database at `url` (`postgres://user:password@host/database`) with
@@ -177,6 +178,14 @@ impl PostgresStore {
             .await
             .map_err(StoreError::backend)
     }
+}
+
+impl SqlStore for PostgresStore {
+    type Database = Postgres;
+
+    fn sql(&self) -> Sql<'_, Postgres> {
+        Sql::new(&self.pool, &STATEMENTS, self.ttl())
+    }
 
     async fn append_now(
         &self,
@@ -208,114 +217,11 @@ impl PostgresStore {
     async fn delete_now(&self, thread: &str) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin().await.map_err(StoreError::backend)?;
         Self::lock_thread(&mut tx, thread).await?;
-        let live = sqlx::query(concat!(
-            "DELETE FROM adk_checkpoints WHERE thread = $1 AND written_at > ",
-            now_ms!(),
-            " - $2"
-        ))
-        .bind(thread)
-        .bind(self.ttl())
-        .execute(&mut *tx)
-        .await
-        .map_err(StoreError::backend)?;
-        for statement in [
-            "DELETE FROM adk_checkpoints WHERE thread = $1",
-            "DELETE FROM adk_threads WHERE thread = $1",
-        ] {
-            sqlx::query(statement)
-                .bind(thread)
-                .execute(&mut *tx)
-                .await
-                .map_err(StoreError::backend)?;
-        }
-        tx.commit().await.map_err(StoreError::backend)?;
-        Ok(live.rows_affected() > 0)
+        self.sql().delete(tx, thread).await
     }
 }
 
-impl CheckpointStore for PostgresStore {
-    fn head<'a>(
-        &'a self,
-        thread: &'a str,
-    ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
-        Box::pin(async move {
-            let row = sqlx::query(concat!(
-                "SELECT version, bytes FROM adk_checkpoints WHERE thread = $1 AND written_at > ",
-                now_ms!(),
-                " - $2 ORDER BY version DESC LIMIT 1"
-            ))
-            .bind(thread)
-            .bind(self.ttl())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(StoreError::backend)?;
-            row.map(|row| {
-                let version = row.try_get(0).map_err(StoreError::backend)?;
-                let bytes = row.try_get(1).map_err(StoreError::backend)?;
-                Ok(StoredRecord::new(from_db(version)?, bytes))
-            })
-            .transpose()
-        })
-    }
-
-    fn get<'a>(
-        &'a self,
-        thread: &'a str,
-        version: u64,
-    ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
-        Box::pin(async move {
-            let Ok(at) = i64::try_from(version) else {
-                return Ok(None);
-            };
-            let bytes: Option<Vec<u8>> = sqlx::query_scalar(concat!(
-                "SELECT bytes FROM adk_checkpoints WHERE thread = $1 AND version = $2 AND written_at > ",
-                now_ms!(),
-                " - $3"
-            ))
-            .bind(thread)
-            .bind(at)
-            .bind(self.ttl())
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(StoreError::backend)?;
-            Ok(bytes.map(|bytes| StoredRecord::new(version, bytes)))
-        })
-    }
-
-    fn append<'a>(
-        &'a self,
-        thread: &'a str,
-        expected: Option<u64>,
-        bytes: Vec<u8>,
-    ) -> BoxFuture<'a, Result<u64, StoreError>> {
-        Box::pin(self.append_now(thread, expected, bytes))
-    }
-
-    fn list<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<Vec<u64>, StoreError>> {
-        Box::pin(async move {
-            let versions: Vec<i64> = sqlx::query_scalar(concat!(
-                "SELECT version FROM adk_checkpoints WHERE thread = $1 AND written_at > ",
-                now_ms!(),
-                " - $2 ORDER BY version"
-            ))
-            .bind(thread)
-            .bind(self.ttl())
-            .fetch_all(&self.pool)
-            .await
-            .map_err(StoreError::backend)?;
-            versions.into_iter().map(from_db).collect()
-        })
-    }
-
-    fn delete_thread<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(self.delete_now(thread))
-    }
-}
-
-/// A version as read from the database.
-fn from_db(version: i64) -> Result<u64, StoreError> {
-    u64::try_from(version).map_err(StoreError::backend)
-}
+sql::checkpoint_store!(PostgresStore);
 
 /// A version as the database keeps it.
 fn to_db(version: u64) -> Result<i64, StoreError> {

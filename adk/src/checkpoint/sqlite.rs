@@ -1,16 +1,16 @@
 //! [`SqliteStore`]: checkpoints in one SQLite file (feature `sqlite`).
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use futures::future::BoxFuture;
-use sqlx::Row as _;
+use sqlx::Sqlite;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use super::{CheckpointStore, StoreError, StoredRecord};
+use super::sql::{self, Sql, SqlStore, Statements, from_db};
+use super::store::StoreError;
 
 /// The tables, created when missing. `threads.last` is the newest version a thread ever
 /// had, so that versions keep growing past records that expired.
@@ -27,6 +27,10 @@ CREATE TABLE IF NOT EXISTS threads (
     last INTEGER NOT NULL
 );
 ";
+
+/// The reads and the deletes: a record is live when written after the cutoff, `$1`.
+static STATEMENTS: LazyLock<Statements> =
+    LazyLock::new(|| Statements::new("checkpoints", "threads", "$1"));
 
 /// How long a connection waits for another process's write to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -154,6 +158,14 @@ impl SqliteStore {
         };
         (now, cutoff)
     }
+}
+
+impl SqlStore for SqliteStore {
+    type Database = Sqlite;
+
+    fn sql(&self) -> Sql<'_, Sqlite> {
+        Sql::new(&self.pool, &STATEMENTS, self.clock().1)
+    }
 
     async fn append_now(
         &self,
@@ -217,109 +229,14 @@ impl SqliteStore {
 
     async fn delete_now(&self, thread: &str) -> Result<bool, StoreError> {
         let _turn = self.writer.lock().await;
-        let (_, cutoff) = self.clock();
-        let mut tx = self
+        let sql = self.sql();
+        let tx = self
             .pool
             .begin_with("BEGIN IMMEDIATE")
             .await
             .map_err(StoreError::backend)?;
-        let live = sqlx::query("DELETE FROM checkpoints WHERE thread = ? AND written_at > ?")
-            .bind(thread)
-            .bind(cutoff)
-            .execute(&mut *tx)
-            .await
-            .map_err(StoreError::backend)?;
-        for statement in [
-            "DELETE FROM checkpoints WHERE thread = ?",
-            "DELETE FROM threads WHERE thread = ?",
-        ] {
-            sqlx::query(statement)
-                .bind(thread)
-                .execute(&mut *tx)
-                .await
-                .map_err(StoreError::backend)?;
-        }
-        tx.commit().await.map_err(StoreError::backend)?;
-        Ok(live.rows_affected() > 0)
+        sql.delete(tx, thread).await
     }
 }
 
-impl CheckpointStore for SqliteStore {
-    fn head<'a>(
-        &'a self,
-        thread: &'a str,
-    ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
-        Box::pin(async move {
-            let row = sqlx::query(
-                "SELECT version, bytes FROM checkpoints WHERE thread = ? AND written_at > ?
-                 ORDER BY version DESC LIMIT 1",
-            )
-            .bind(thread)
-            .bind(self.clock().1)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(StoreError::backend)?;
-            row.map(|row| {
-                let version = row.try_get(0).map_err(StoreError::backend)?;
-                let bytes = row.try_get(1).map_err(StoreError::backend)?;
-                Ok(StoredRecord::new(from_db(version)?, bytes))
-            })
-            .transpose()
-        })
-    }
-
-    fn get<'a>(
-        &'a self,
-        thread: &'a str,
-        version: u64,
-    ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
-        Box::pin(async move {
-            let Ok(at) = i64::try_from(version) else {
-                return Ok(None);
-            };
-            let bytes: Option<Vec<u8>> = sqlx::query_scalar(
-                "SELECT bytes FROM checkpoints WHERE thread = ? AND version = ? AND written_at > ?",
-            )
-            .bind(thread)
-            .bind(at)
-            .bind(self.clock().1)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(StoreError::backend)?;
-            Ok(bytes.map(|bytes| StoredRecord::new(version, bytes)))
-        })
-    }
-
-    fn append<'a>(
-        &'a self,
-        thread: &'a str,
-        expected: Option<u64>,
-        bytes: Vec<u8>,
-    ) -> BoxFuture<'a, Result<u64, StoreError>> {
-        Box::pin(self.append_now(thread, expected, bytes))
-    }
-
-    fn list<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<Vec<u64>, StoreError>> {
-        Box::pin(async move {
-            let versions: Vec<i64> = sqlx::query_scalar(
-                "SELECT version FROM checkpoints WHERE thread = ? AND written_at > ?
-                 ORDER BY version",
-            )
-            .bind(thread)
-            .bind(self.clock().1)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(StoreError::backend)?;
-            versions.into_iter().map(from_db).collect()
-        })
-    }
-
-    fn delete_thread<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(self.delete_now(thread))
-    }
-}
-
-/// A version as read from the file.
-fn from_db(version: i64) -> Result<u64, StoreError> {
-    u64::try_from(version).map_err(StoreError::backend)
-}
+sql::checkpoint_store!(SqliteStore);

@@ -58,6 +58,7 @@
 //! interrupt ids name (`agent:NAME/...`), and the composition goes on from there.
 
 mod agent_tool;
+mod chain;
 mod handoff;
 mod parallel;
 mod repeat;
@@ -298,10 +299,6 @@ pub(crate) fn conversation(result: &crate::agent::AgentResult) -> crate::message
         .cloned()
         .collect()
 }
-
-/// Makes the next input of a workflow from a result.
-pub(crate) type InputFn =
-    Arc<dyn Fn(&crate::agent::AgentResult) -> crate::message::Messages + Send + Sync>;
 
 /// Reads a run to its end, handing on every event but its `Completed`, whose result
 /// comes last, as `Err`. (The workflows' bodies read their agents' runs with it.)

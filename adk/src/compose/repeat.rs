@@ -4,11 +4,11 @@ use std::borrow::Cow;
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use futures::StreamExt;
 use serde_json::{Value, json};
 use tower::{BoxError, Service};
 
-use super::{InputFn, Named, conversation, next_request, refused, relayed};
+use super::chain::{NextInput, Relay};
+use super::{Named, refused};
 use crate::agent::Agent;
 use crate::agent::AgentConfig;
 use crate::agent::AgentError;
@@ -83,7 +83,7 @@ pub struct Loop {
     max_rounds: usize,
     until: Option<UntilFn>,
     stop_tool: Option<Arc<str>>,
-    input: Option<InputFn>,
+    input: NextInput,
 }
 
 impl Loop {
@@ -106,7 +106,7 @@ impl Loop {
             max_rounds: DEFAULT_MAX_ROUNDS,
             until: None,
             stop_tool: None,
-            input: None,
+            input: NextInput::default(),
         }
     }
 
@@ -138,7 +138,7 @@ impl Loop {
     where
         F: Fn(&AgentResult) -> Messages + Send + Sync + 'static,
     {
-        self.input = Some(Arc::new(f));
+        self.input = NextInput::with(f);
         self
     }
 
@@ -148,18 +148,13 @@ impl Loop {
         AgentRun::from_events(async_stream::try_stream! {
             // A resume always resumes the body, whichever agent in it its ids name.
             refused(&request, std::iter::once(&this.body))?;
-            let template = next_request(&request, Messages::new());
             let mut resumed = request.resume_decisions().is_some();
-            let mut request = Some(request);
+            let mut inputs = this.input.inputs(request);
             let mut last: Option<Box<AgentResult>> = None;
             let mut round = 0;
             while round < this.max_rounds {
                 round += 1;
-                let mut input = match (request.take(), &last) {
-                    (Some(first), _) => first,
-                    (None, Some(previous)) => next_request(&template, this.next_input(previous)),
-                    (None, None) => Err(AgentError::Incomplete)?,
-                };
+                let mut input = inputs.next(last.as_deref())?;
                 if let Some(name) = &this.stop_tool {
                     input.handlers_mut().push(StopTool(Arc::clone(name)).into());
                 }
@@ -167,19 +162,14 @@ impl Loop {
                     input.handlers_mut().push(RoundMark(round).into());
                 }
                 let mut stopped = false;
-                // The round's own result: a round that ends without one fails the run.
-                let mut result = None;
-                let mut events = relayed(this.body.start(input).await?);
-                while let Some(event) = events.next().await {
-                    match event? {
-                        Ok(event) => {
-                            stopped |= this.is_stop(&event);
-                            yield event;
-                        }
-                        Err(done) => result = Some(done),
-                    }
+                let mut run = Relay::new(this.body.start(input).await?);
+                while let Some(event) = run.next().await {
+                    let event = event?;
+                    stopped |= this.is_stop(&event);
+                    yield event;
                 }
-                let mut result = result.ok_or(AgentError::Incomplete)?;
+                // The round's own result: a round that ends without one fails the run.
+                let mut result = run.result()?;
                 // The round a resumed round was, as its checkpointed values say.
                 let marked = result.locals.remove(ROUND_KEY);
                 if std::mem::take(&mut resumed) {
@@ -209,13 +199,6 @@ impl Loop {
             return false;
         };
         record.is_success() && record.name == **stop
-    }
-
-    fn next_input(&self, previous: &AgentResult) -> Messages {
-        match &self.input {
-            Some(input) => input(previous),
-            None => conversation(previous),
-        }
     }
 }
 

@@ -2,12 +2,10 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
 use tower::{BoxError, Service};
 
-use super::{
-    InputFn, Named, all_names, conversation, next_request, refused, relayed, resumed_agent,
-};
+use super::chain::{NextInput, Relay};
+use super::{Named, all_names, refused, resumed_agent};
 use crate::agent::Agent;
 use crate::agent::AgentError;
 use crate::agent::AgentEvent;
@@ -32,7 +30,7 @@ use crate::message::Messages;
 #[derive(Clone, Default)]
 pub struct Sequential {
     steps: Arc<Vec<Named>>,
-    input: Option<InputFn>,
+    input: NextInput,
 }
 
 impl Sequential {
@@ -66,7 +64,7 @@ impl Sequential {
     where
         F: Fn(&AgentResult) -> Messages + Send + Sync + 'static,
     {
-        self.input = Some(Arc::new(f));
+        self.input = NextInput::with(f);
         self
     }
 
@@ -75,7 +73,6 @@ impl Sequential {
         let this = self.clone();
         AgentRun::from_events(async_stream::try_stream! {
             refused(&request, this.steps.iter())?;
-            let template = next_request(&request, Messages::new());
             let start = match resumed_agent(&request, this.steps.iter()) {
                 Some(step) => {
                     let step = step?;
@@ -83,24 +80,16 @@ impl Sequential {
                 }
                 None => 0,
             };
-            let mut request = Some(request);
+            let mut inputs = this.input.inputs(request);
             let mut last: Option<Box<AgentResult>> = None;
             for step in this.steps.iter().skip(start) {
-                let input = match (request.take(), &last) {
-                    (Some(first), _) => first,
-                    (None, Some(previous)) => next_request(&template, this.next_input(previous)),
-                    (None, None) => Err(AgentError::Incomplete)?,
-                };
-                // Each step's own result: a step that ends without one fails the run.
-                let mut result = None;
-                let mut events = relayed(step.start(input).await?);
-                while let Some(event) = events.next().await {
-                    match event? {
-                        Ok(event) => yield event,
-                        Err(done) => result = Some(done),
-                    }
+                let input = inputs.next(last.as_deref())?;
+                let mut run = Relay::new(step.start(input).await?);
+                while let Some(event) = run.next().await {
+                    yield event?;
                 }
-                let result = result.ok_or(AgentError::Incomplete)?;
+                // Each step's own result: a step that ends without one fails the run.
+                let result = run.result()?;
                 let interrupted = result.status == RunStatus::Interrupted;
                 last = Some(result);
                 if interrupted {
@@ -115,13 +104,6 @@ impl Sequential {
     /// Every name of its agents, and of the agents they are made of.
     pub(crate) fn agent_names(&self) -> Vec<Arc<str>> {
         all_names(self.steps.iter())
-    }
-
-    fn next_input(&self, previous: &AgentResult) -> Messages {
-        match &self.input {
-            Some(input) => input(previous),
-            None => conversation(previous),
-        }
     }
 }
 

@@ -2,7 +2,6 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::Json;
 use axum::extract::State;
@@ -12,15 +11,16 @@ use serde::Serialize;
 use serde_json::json;
 use tower::{BoxError, ServiceExt};
 
+use super::ServedAgent;
+use super::error::ApiError;
 use super::identity::Caller;
-use super::router::{AppState, Versioned};
-use super::{ApiError, ServedAgent};
+use super::state::AppState;
 use crate::agent::AgentError;
 use crate::agent::AgentRequest;
 use crate::agent::AgentRun;
 use crate::tool::Tool;
 use crate::tool::ToolInfo;
-use crate::wire::WireError;
+use crate::wire::{Versioned, WireError};
 
 #[derive(Serialize)]
 struct Listing<'a> {
@@ -126,7 +126,7 @@ pub(crate) async fn health() -> Response {
     Json(json!({"status": "ok"})).into_response()
 }
 
-/// The server takes runs: 200, or 503 `not_ready` once [`Readiness`] says no
+/// The server takes runs: 200, or 503 `not_ready` once [`Readiness`](super::shutdown::Readiness) says no
 /// (`shutting_down` when it drains).
 pub(crate) async fn ready(State(state): State<AppState>) -> Response {
     let status = StatusCode::SERVICE_UNAVAILABLE;
@@ -138,35 +138,5 @@ pub(crate) async fn ready(State(state): State<AppState>) -> Response {
     } else {
         let message = "the server takes no new runs";
         ApiError::new(status, "not_ready", message).into_response()
-    }
-}
-
-/// What `GET /readyz` answers: ready (the default) or not, e.g. while the process drains
-/// before it stops. Clones share the flag.
-///
-/// ```
-/// use tower_adk::server::Server;
-///
-/// let server = Server::new();
-/// let readiness = server.readiness();
-/// readiness.set_ready(false); // from a shutdown handler, say
-/// assert!(!server.readiness().is_ready());
-/// ```
-#[derive(Debug, Clone)]
-pub struct Readiness(Arc<AtomicBool>);
-
-impl Readiness {
-    pub(crate) fn new() -> Self {
-        Readiness(Arc::new(AtomicBool::new(true)))
-    }
-
-    /// Says whether the server is ready.
-    pub fn set_ready(&self, ready: bool) {
-        self.0.store(ready, Ordering::Relaxed);
-    }
-
-    /// Whether the server is ready.
-    pub fn is_ready(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
     }
 }

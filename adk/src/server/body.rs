@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::ApiError;
+use super::error::ApiError;
 use crate::agent::AgentRequest;
 use crate::checkpoint::{CheckpointError, CheckpointId};
 use crate::interrupt::Decision;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
@@ -14,8 +15,7 @@ use axum::http::{Extensions, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::ApiError;
-use super::router::AppState;
+use super::error::ApiError;
 
 /// Turns a request into the caller's identity: typed values that go into the extensions
 /// of every [`AgentRequest`](crate::AgentRequest) the HTTP request starts, so that role
@@ -187,20 +187,23 @@ impl<T: Identify> DynIdentify for T {
 
 /// The middleware that identifies every request of the agent routes, or refuses it.
 pub(crate) async fn require_identity(
-    State(state): State<AppState>,
+    State(identify): State<Arc<dyn DynIdentify>>,
     request: Request,
     next: Next,
 ) -> Response {
-    match identified(&state, request).await {
+    match identified(&*identify, request).await {
         Ok(request) => next.run(request).await,
         Err(rejection) => rejection.into_response(),
     }
 }
 
 /// The request with its [`Caller`] in its extensions, or why it is refused.
-pub(crate) async fn identified(state: &AppState, request: Request) -> Result<Request, Rejection> {
+pub(crate) async fn identified(
+    identify: &dyn DynIdentify,
+    request: Request,
+) -> Result<Request, Rejection> {
     let (parts, body) = request.into_parts();
-    let extensions = state.identify.identify(&parts).await?;
+    let extensions = identify.identify(&parts).await?;
     let mut request = Request::from_parts(parts, body);
     request.extensions_mut().insert(Caller(extensions));
     Ok(request)

@@ -95,24 +95,25 @@ mod router;
 mod runs;
 mod served_run;
 mod shutdown;
+mod state;
 mod threads;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use axum::Router;
 use axum::http::StatusCode;
 use tower::util::BoxCloneSyncService;
 use tower::{BoxError, Layer, Service, ServiceExt};
 
-pub use self::agents::Readiness;
 pub use self::error::ApiError;
 pub use self::identity::{Anonymous, BearerTokens, Identify, Rejection};
 pub use self::log::ReplayLimits;
 use self::log::RunLogs;
-use self::router::{AppState, Shared};
 use self::served_run::ServedRun;
-pub use self::shutdown::{Drained, Shutdown};
+pub use self::shutdown::{Drained, Readiness, Shutdown};
+use self::state::{AppState, Shared};
 use crate::agent::Agent;
 use crate::agent::AgentError;
 use crate::agent::AgentRequest;
@@ -124,7 +125,7 @@ pub const RUN_ID_HEADER: &str = "adk-run-id";
 /// Builds the [`Router`] that serves agents; see the [module docs](self).
 pub struct Server {
     agents: BTreeMap<String, ServedAgent>,
-    identify: Box<dyn identity::DynIdentify>,
+    identify: Arc<dyn identity::DynIdentify>,
     replay: ReplayLimits,
     shutdown: Shutdown,
     page: bool,
@@ -135,7 +136,7 @@ impl Server {
     pub fn new() -> Self {
         Server {
             agents: BTreeMap::new(),
-            identify: Box::new(Anonymous),
+            identify: Arc::new(Anonymous),
             replay: ReplayLimits::default(),
             shutdown: Shutdown::new(Readiness::new()),
             page: false,
@@ -151,7 +152,7 @@ impl Server {
 
     /// How callers are identified (default: [`Anonymous`]).
     pub fn identify(mut self, identify: impl Identify) -> Self {
-        self.identify = Box::new(identify);
+        self.identify = Arc::new(identify);
         self
     }
 

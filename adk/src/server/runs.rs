@@ -14,14 +14,13 @@ use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
 
 use super::body::RunBody;
+use super::error::ApiError;
 use super::identity::Caller;
 use super::log::{Logged, RunLog};
-use super::router::AppState;
 use super::served_run::ServedRun;
-use super::{ApiError, RUN_ID_HEADER, ServedAgent};
-use crate::agent::AgentError;
-use crate::agent::AgentEvent;
-use crate::agent::AgentRequest;
+use super::state::AppState;
+use super::{RUN_ID_HEADER, ServedAgent};
+use crate::agent::{AgentError, AgentEvent, AgentRequest};
 use crate::wire::WireEvent;
 
 /// Starts a run: streamed when the client accepts `text/event-stream`, else awaited.

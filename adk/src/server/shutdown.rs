@@ -1,6 +1,7 @@
 //! [`Shutdown`]: a served router's graceful shutdown. The server stops taking runs, the
 //! runs in flight get a deadline to finish, and the rest are cancelled, each that held a
-//! thread leaving a checkpoint that a resume takes it over from.
+//! thread leaving a checkpoint that a resume takes it over from. [`Readiness`]: what
+//! `GET /readyz` answers meanwhile.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -12,7 +13,7 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 use tokio_util::task::TaskTracker;
 use tokio_util::task::task_tracker::TaskTrackerToken;
 
-use super::{ApiError, Readiness};
+use super::error::ApiError;
 
 /// How long [`Shutdown::drain`] waits after its deadline for the runs it cancelled to
 /// write their checkpoints and end.
@@ -185,4 +186,34 @@ pub(crate) struct Admitted {
     pub(crate) cut: WaitForCancellationFutureOwned,
     pub(crate) shutdown: Shutdown,
     pub(crate) tracked: TaskTrackerToken,
+}
+
+/// What `GET /readyz` answers: ready (the default) or not, e.g. while the process drains
+/// before it stops. Clones share the flag.
+///
+/// ```
+/// use tower_adk::server::Server;
+///
+/// let server = Server::new();
+/// let readiness = server.readiness();
+/// readiness.set_ready(false); // from a shutdown handler, say
+/// assert!(!server.readiness().is_ready());
+/// ```
+#[derive(Debug, Clone)]
+pub struct Readiness(Arc<AtomicBool>);
+
+impl Readiness {
+    pub(crate) fn new() -> Self {
+        Readiness(Arc::new(AtomicBool::new(true)))
+    }
+
+    /// Says whether the server is ready.
+    pub fn set_ready(&self, ready: bool) {
+        self.0.store(ready, Ordering::Relaxed);
+    }
+
+    /// Whether the server is ready.
+    pub fn is_ready(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
 }

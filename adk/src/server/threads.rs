@@ -5,9 +5,9 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
-use super::ApiError;
-use super::router::{AppState, Versioned};
-use crate::wire::WireThread;
+use super::error::ApiError;
+use super::state::AppState;
+use crate::wire::{Versioned, WireThread};
 
 /// Where the thread stands: its newest checkpoint (see [`WireThread`]).
 pub(crate) async fn show(

@@ -68,6 +68,24 @@ impl ToolSet {
         &self.name
     }
 
+    /// This set's include or exclude list over the tools of the source `name`: for a
+    /// source whose tools are known only later (an MCP server, once connected).
+    #[cfg(feature = "mcp")]
+    pub(crate) fn with_tools(self, name: &str, tools: impl IntoIterator<Item = Tool>) -> Self {
+        let tools = tools.into_iter().collect();
+        ToolSet {
+            name: name.to_owned(),
+            tools,
+            ..self
+        }
+    }
+
+    /// The include list and the exclude list, as given.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn lists(&self) -> (&Option<Vec<String>>, &Option<Vec<String>>) {
+        (&self.include, &self.exclude)
+    }
+
     /// The tools that pass the filter.
     ///
     /// # Errors

@@ -216,11 +216,7 @@ impl From<&AgentError> for WireEvent {
 
 impl Serialize for WireEvent {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        Versioned {
-            v: VERSION,
-            event: Tagged(self),
-        }
-        .serialize(serializer)
+        Versioned::new(Tagged(self)).serialize(serializer)
     }
 }
 
@@ -237,12 +233,20 @@ impl<'de> Deserialize<'de> for WireEvent {
     }
 }
 
-/// An event as written: the version, then the tagged event.
+/// A JSON body with the wire version first: `{"v": 1, ...}`. An event is written as the
+/// version, then the tagged event; the server's other bodies (a listing, a thread) the
+/// same way.
 #[derive(Serialize)]
-struct Versioned<'a> {
+pub(crate) struct Versioned<T> {
     v: u32,
     #[serde(flatten)]
-    event: Tagged<'a>,
+    body: T,
+}
+
+impl<T> Versioned<T> {
+    pub(crate) fn new(body: T) -> Self {
+        Versioned { v: VERSION, body }
+    }
 }
 
 /// The event through its derived (remote) form, which has no `v`.

@@ -58,8 +58,9 @@ pub const DEFAULT_RETRY_BACKOFF: Duration = Duration::from_millis(200);
 pub struct McpServer {
     name: String,
     transport: Transport,
-    include: Option<Vec<String>>,
-    exclude: Option<Vec<String>>,
+    /// The include or exclude list: the set that [`connect`](McpServer::connect) fills
+    /// with the server's tools.
+    tools: ToolSet,
     connect_retries: u32,
     retry_backoff: Duration,
     connect_timeout: Duration,
@@ -122,8 +123,7 @@ impl McpServer {
         McpServer {
             name,
             transport,
-            include: None,
-            exclude: None,
+            tools: ToolSet::new(String::new(), []),
             connect_retries: DEFAULT_CONNECT_RETRIES,
             retry_backoff: DEFAULT_RETRY_BACKOFF,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
@@ -146,7 +146,7 @@ impl McpServer {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.include = Some(names.into_iter().map(Into::into).collect());
+        self.tools = self.tools.include(names);
         self
     }
 
@@ -156,7 +156,7 @@ impl McpServer {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.exclude = Some(names.into_iter().map(Into::into).collect());
+        self.tools = self.tools.exclude(names);
         self
     }
 
@@ -247,8 +247,7 @@ impl McpServer {
         let McpServer {
             name,
             transport,
-            include,
-            exclude,
+            tools: set,
             connect_retries,
             retry_backoff,
             connect_timeout,
@@ -267,14 +266,7 @@ impl McpServer {
         let tools = listed
             .into_iter()
             .map(|tool| mcp_tool(&connection, tool, stream_progress));
-        let mut set = ToolSet::new(connection.server(), tools);
-        if let Some(include) = include {
-            set = set.include(include);
-        }
-        if let Some(exclude) = exclude {
-            set = set.exclude(exclude);
-        }
-        Ok(set)
+        Ok(set.with_tools(connection.server(), tools))
     }
 }
 
@@ -284,11 +276,12 @@ impl fmt::Debug for McpServer {
             Transport::Stdio(_) => "stdio",
             Transport::Http(_) => "streamable HTTP",
         };
+        let (include, exclude) = self.tools.lists();
         f.debug_struct("McpServer")
             .field("name", &self.name)
             .field("transport", &transport)
-            .field("include", &self.include)
-            .field("exclude", &self.exclude)
+            .field("include", include)
+            .field("exclude", exclude)
             .field("connect_retries", &self.connect_retries)
             .field("connect_timeout", &self.connect_timeout)
             .field("call_timeout", &self.call_timeout)

@@ -114,10 +114,10 @@ use serde_json::Value;
 
 use self::events::{AgUiEvent, Translate};
 use self::input::RunAgentInput;
-use super::ApiError;
+use super::error::ApiError;
 use super::identity::Caller;
-use super::router::AppState;
 use super::served_run::ServedRun;
+use super::state::AppState;
 
 /// The AG-UI input of a run started through `POST /agents/{name}/agui`, in the run's
 /// extensions: what a handler or a tool reads of the front end's state.

@@ -89,6 +89,7 @@ mod request;
 mod response;
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Json;
@@ -103,9 +104,9 @@ use serde_json::{Value, json};
 use self::error::OpenAiError;
 use self::request::ChatRequest;
 use self::response::{Chunks, Envelope};
-use super::identity::{self, Caller};
-use super::router::AppState;
+use super::identity::{self, Caller, DynIdentify};
 use super::served_run::ServedRun;
+use super::state::AppState;
 use crate::agent::AgentError;
 use crate::agent::AgentEvent;
 
@@ -188,11 +189,11 @@ fn chunks(
 /// The identity middleware of the OpenAI routes: as the agent routes', with a refusal
 /// in the OpenAI error shape.
 pub(crate) async fn require_identity(
-    State(state): State<AppState>,
+    State(identify): State<Arc<dyn DynIdentify>>,
     request: Request,
     next: Next,
 ) -> Response {
-    match identity::identified(&state, request).await {
+    match identity::identified(&*identify, request).await {
         Ok(request) => next.run(request).await,
         Err(rejection) => OpenAiError::from(rejection).into_response(),
     }

@@ -5,11 +5,11 @@ use adk::testing::ScriptedModel;
 use adk::{Agent, AgentBuilder, BoxError, Tool};
 
 use super::agent::{LoadedAgent, Parts};
-use super::check;
+use super::agent_file::AgentFile;
 use super::error::{FileErrors, LoadError, Problem};
 use super::registry::Registry;
 use super::spec::{ModelSpec, Spec, StoreSpec};
-use super::{AgentFile, handlers};
+use super::{check, handlers};
 
 impl AgentFile {
     /// Puts the agent together: makes the model, takes the registered tools, connects

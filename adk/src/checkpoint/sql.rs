@@ -1,0 +1,241 @@
+//! What the SQLite and PostgreSQL stores share: one implementation of
+//! [`CheckpointStore`](super::CheckpointStore) over sqlx. Their reads and their deletes
+//! are the same statements ([`Statements`]), run the same way ([`Sql`]); each store
+//! gives ([`SqlStore`]) its pool, its tables, how a live record is told, its append and
+//! the start of its delete, where the dialects differ.
+//!
+//! The statements number their parameters (`$1`, `$2`), which sqlx's SQLite driver
+//! reads as PostgreSQL does, and `$1` is always the value that a live record's
+//! `written_at` exceeds: on SQLite a cutoff that the store computes on the host's clock,
+//! on PostgreSQL the database's own clock less the time to live.
+
+use std::future::Future;
+
+use sqlx::{
+    ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Row as _, Transaction,
+    Type,
+};
+
+use super::store::{StoreError, StoredRecord};
+
+/// The statements both SQL stores run, on one store's tables; `$1` is the value that a
+/// live record's `written_at` exceeds.
+pub(super) struct Statements {
+    head: String,
+    get: String,
+    list: String,
+    delete_live: String,
+    delete_all: [String; 2],
+}
+
+impl Statements {
+    /// The statements on the tables `checkpoints` and `threads`, where a record is live
+    /// when `written_at > live` (an expression of `$1`).
+    pub(super) fn new(checkpoints: &str, threads: &str, live: &str) -> Self {
+        let live = format!("written_at > {live}");
+        Statements {
+            head: format!(
+                "SELECT version, bytes FROM {checkpoints} WHERE {live} AND thread = $2
+                 ORDER BY version DESC LIMIT 1"
+            ),
+            get: format!(
+                "SELECT bytes FROM {checkpoints} WHERE {live} AND thread = $2 AND version = $3"
+            ),
+            list: format!(
+                "SELECT version FROM {checkpoints} WHERE {live} AND thread = $2
+                 ORDER BY version"
+            ),
+            delete_live: format!(
+                "DELETE FROM {checkpoints} WHERE {live} AND thread = $2 RETURNING version"
+            ),
+            delete_all: [
+                format!("DELETE FROM {checkpoints} WHERE thread = $1"),
+                format!("DELETE FROM {threads} WHERE thread = $1"),
+            ],
+        }
+    }
+}
+
+/// A checkpoint store on an SQL database through sqlx: what the SQLite and the
+/// PostgreSQL store each give to the implementation they share, which
+/// [`checkpoint_store!`] makes their [`CheckpointStore`](super::CheckpointStore).
+pub(super) trait SqlStore: Send + Sync {
+    /// The database.
+    type Database: Database;
+
+    /// The store's statements on its pool, with the value of `$1` now.
+    fn sql(&self) -> Sql<'_, Self::Database>;
+
+    /// Appends a record, as [`CheckpointStore::append`](super::CheckpointStore::append).
+    fn append_now(
+        &self,
+        thread: &str,
+        expected: Option<u64>,
+        bytes: Vec<u8>,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send;
+
+    /// Deletes the thread, as
+    /// [`CheckpointStore::delete_thread`](super::CheckpointStore::delete_thread): keeps
+    /// its other writers out, then [`Sql::delete`].
+    fn delete_now(&self, thread: &str) -> impl Future<Output = Result<bool, StoreError>> + Send;
+}
+
+/// A store's statements on its pool, with the value of `$1` (what a live record's
+/// `written_at` exceeds) taken when it was made: the reads and the delete of both SQL
+/// stores.
+pub(super) struct Sql<'a, DB: Database> {
+    pool: &'a Pool<DB>,
+    statements: &'a Statements,
+    live: i64,
+}
+
+impl<'a, DB> Sql<'a, DB>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
+    for<'q> i64: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
+    for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'r> Vec<u8>: Decode<'r, DB> + Type<DB>,
+    usize: ColumnIndex<DB::Row>,
+{
+    pub(super) fn new(pool: &'a Pool<DB>, statements: &'a Statements, live: i64) -> Self {
+        Sql {
+            pool,
+            statements,
+            live,
+        }
+    }
+
+    /// The thread's newest live record.
+    pub(super) async fn head(self, thread: &str) -> Result<Option<StoredRecord>, StoreError> {
+        let row = sqlx::query(&self.statements.head)
+            .bind(self.live)
+            .bind(thread)
+            .fetch_optional(self.pool)
+            .await
+            .map_err(StoreError::backend)?;
+        row.map(|row| {
+            let version = row.try_get(0).map_err(StoreError::backend)?;
+            let bytes = row.try_get(1).map_err(StoreError::backend)?;
+            Ok(StoredRecord::new(from_db(version)?, bytes))
+        })
+        .transpose()
+    }
+
+    /// The thread's live record at `version`.
+    pub(super) async fn get(
+        self,
+        thread: &str,
+        version: u64,
+    ) -> Result<Option<StoredRecord>, StoreError> {
+        let Ok(at) = i64::try_from(version) else {
+            return Ok(None);
+        };
+        let bytes: Option<Vec<u8>> = sqlx::query_scalar(&self.statements.get)
+            .bind(self.live)
+            .bind(thread)
+            .bind(at)
+            .fetch_optional(self.pool)
+            .await
+            .map_err(StoreError::backend)?;
+        Ok(bytes.map(|bytes| StoredRecord::new(version, bytes)))
+    }
+
+    /// The versions of the thread's live records, oldest first.
+    pub(super) async fn list(self, thread: &str) -> Result<Vec<u64>, StoreError> {
+        let versions: Vec<i64> = sqlx::query_scalar(&self.statements.list)
+            .bind(self.live)
+            .bind(thread)
+            .fetch_all(self.pool)
+            .await
+            .map_err(StoreError::backend)?;
+        versions.into_iter().map(from_db).collect()
+    }
+
+    /// Deletes the thread's records and the thread in `tx`, and commits; says whether it
+    /// had a live record.
+    pub(super) async fn delete(
+        self,
+        mut tx: Transaction<'static, DB>,
+        thread: &str,
+    ) -> Result<bool, StoreError> {
+        let live: Vec<i64> = sqlx::query_scalar(&self.statements.delete_live)
+            .bind(self.live)
+            .bind(thread)
+            .fetch_all(&mut *tx)
+            .await
+            .map_err(StoreError::backend)?;
+        for statement in &self.statements.delete_all {
+            sqlx::query(statement)
+                .bind(thread)
+                .execute(&mut *tx)
+                .await
+                .map_err(StoreError::backend)?;
+        }
+        tx.commit().await.map_err(StoreError::backend)?;
+        Ok(!live.is_empty())
+    }
+}
+
+/// A version as the database gives it back.
+pub(super) fn from_db(version: i64) -> Result<u64, StoreError> {
+    u64::try_from(version).map_err(StoreError::backend)
+}
+
+/// Makes a [`SqlStore`] a [`CheckpointStore`](super::CheckpointStore): its methods are
+/// the store's, boxed.
+macro_rules! checkpoint_store {
+    ($store:ty) => {
+        impl $crate::checkpoint::CheckpointStore for $store {
+            fn head<'a>(
+                &'a self,
+                thread: &'a str,
+            ) -> ::futures::future::BoxFuture<
+                'a,
+                Result<Option<$crate::checkpoint::StoredRecord>, $crate::checkpoint::StoreError>,
+            > {
+                Box::pin($crate::checkpoint::sql::SqlStore::sql(self).head(thread))
+            }
+
+            fn get<'a>(
+                &'a self,
+                thread: &'a str,
+                version: u64,
+            ) -> ::futures::future::BoxFuture<
+                'a,
+                Result<Option<$crate::checkpoint::StoredRecord>, $crate::checkpoint::StoreError>,
+            > {
+                Box::pin($crate::checkpoint::sql::SqlStore::sql(self).get(thread, version))
+            }
+
+            fn append<'a>(
+                &'a self,
+                thread: &'a str,
+                expected: Option<u64>,
+                bytes: Vec<u8>,
+            ) -> ::futures::future::BoxFuture<'a, Result<u64, $crate::checkpoint::StoreError>> {
+                let append =
+                    $crate::checkpoint::sql::SqlStore::append_now(self, thread, expected, bytes);
+                Box::pin(append)
+            }
+
+            fn list<'a>(
+                &'a self,
+                thread: &'a str,
+            ) -> ::futures::future::BoxFuture<'a, Result<Vec<u64>, $crate::checkpoint::StoreError>>
+            {
+                Box::pin($crate::checkpoint::sql::SqlStore::sql(self).list(thread))
+            }
+
+            fn delete_thread<'a>(
+                &'a self,
+                thread: &'a str,
+            ) -> ::futures::future::BoxFuture<'a, Result<bool, $crate::checkpoint::StoreError>>
+            {
+                Box::pin($crate::checkpoint::sql::SqlStore::delete_now(self, thread))
+            }
+        }
+    };
+}
+pub(super) use checkpoint_store;

@@ -1,0 +1,52 @@
+//! [`AppState`]: what every route of a server shares.
+
+use std::collections::BTreeMap;
+use std::ops::Deref;
+use std::sync::Arc;
+
+use super::ServedAgent;
+use super::error::ApiError;
+use super::identity::DynIdentify;
+use super::log::RunLogs;
+use super::shutdown::Shutdown;
+use crate::agent::Agent;
+
+/// What every handler of a server shares.
+#[derive(Clone)]
+pub(crate) struct AppState(Arc<Shared>);
+
+pub(crate) struct Shared {
+    pub(crate) agents: BTreeMap<String, ServedAgent>,
+    pub(crate) identify: Arc<dyn DynIdentify>,
+    pub(crate) logs: RunLogs,
+    pub(crate) shutdown: Shutdown,
+    /// When the router was made, in seconds since the Unix epoch (the models' `created`).
+    pub(crate) created: u64,
+    /// Whether `GET /` serves the chat page.
+    pub(crate) page: bool,
+}
+
+impl AppState {
+    pub(crate) fn new(shared: Shared) -> Self {
+        AppState(Arc::new(shared))
+    }
+
+    /// The agent of this name, or 404 `unknown_agent`.
+    pub(crate) fn served(&self, name: &str) -> Result<&ServedAgent, ApiError> {
+        let served = self.agents.get(name);
+        served.ok_or_else(|| ApiError::not_found("unknown_agent", format!("no agent `{name}`")))
+    }
+
+    /// The agent of this name itself, without its layers, or 404 `unknown_agent`.
+    pub(crate) fn agent(&self, name: &str) -> Result<&Agent, ApiError> {
+        Ok(&self.served(name)?.agent)
+    }
+}
+
+impl Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
