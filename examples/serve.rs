@@ -1,11 +1,23 @@
-//! Two agents served over HTTP on the scripted model: `support` (a tool that streams and
-//! a refund that only admins have) and `bank` (a payment that waits for approval), with
-//! the chat page at `/` (open `http://127.0.0.1:3000/#token=admin-token` in a browser).
+//! Two agents served over HTTP on the scripted model, for three people: Alice and Bob,
+//! clerks, and Maria, their manager. `support` has a tool that streams and a refund that
+//! only managers have; `bank` has a payment that waits for approval, which its clerk or
+//! a manager gives. Each caller's threads are their own: Bob cannot read, continue,
+//! approve or delete Alice's. The chat page is at `/` (open
+//! `http://127.0.0.1:3000/#token=alice-token` in a browser).
 //!
 //! ```sh
 //! PORT=3000 cargo run --example serve --features server
-//! curl -N -H 'authorization: Bearer admin-token' -H 'accept: text/event-stream' \
-//!      -d '{"input": "Where is order 7?"}' http://127.0.0.1:3000/agents/support/runs
+//! # Alice asks the bank to pay; the run waits for approval on her thread.
+//! curl -H 'authorization: Bearer alice-token' \
+//!      -d '{"input": "Pay Bob", "thread": "alice-1"}' http://127.0.0.1:3000/agents/bank/runs
+//! # Bob cannot see it: 404.
+//! curl -H 'authorization: Bearer bob-token' http://127.0.0.1:3000/agents/bank/threads/alice-1
+//! # Maria approves it with the checkpoint id Alice's answer gave; the run stays Alice's.
+//! curl -H 'authorization: Bearer maria-token' -d '{"resume": {"checkpoint": "CHECKPOINT",
+//!      "decisions": {"agent:bank/tool:c1": {"type": "approve"}}}}' \
+//!      http://127.0.0.1:3000/agents/bank/runs
+//! # Alice reads her thread: paid, with Maria's approval in its audit trail.
+//! curl -H 'authorization: Bearer alice-token' http://127.0.0.1:3000/agents/bank/threads/alice-1
 //! ```
 //!
 //! Ctrl-C shuts it down gracefully: no new runs, 10 s for those in flight.
@@ -13,16 +25,17 @@
 use std::time::Duration;
 
 use serde_json::json;
+use tower_adk::auth::{Access, Action};
 use tower_adk::interrupt::Interrupt;
 use tower_adk::server::{BearerTokens, ServedAgent, Server, Shutdown};
 use tower_adk::testing::{ScriptedModel, Turn, chunk_tool, text_tool};
 use tower_adk::{Agent, BoxError, HandlerLayer, Tool, ToolInfo, ToolOutput, ToolRequest};
 
 /// The caller's role, from their bearer token.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 enum Role {
-    Admin,
-    Guest,
+    Clerk,
+    Manager,
 }
 
 fn support() -> Result<ServedAgent, BoxError> {
@@ -40,12 +53,12 @@ fn support() -> Result<ServedAgent, BoxError> {
         ))
         .tool(text_tool("refund", "refunded"))
         .build()?;
-    let admins_refund = tower_adk::handlers::filter_tools(|ext, tool| {
-        tool.name() != "refund" || ext.get::<Role>() == Some(&Role::Admin)
+    let managers_refund = tower_adk::handlers::filter_tools(|ext, tool| {
+        tool.name() != "refund" || ext.get::<Role>() == Some(&Role::Manager)
     });
     Ok(ServedAgent::new(agent)
-        .description("Tracks orders; admins also refund them")
-        .layer(HandlerLayer::new(admins_refund)))
+        .description("Tracks orders; managers also refund them")
+        .layer(HandlerLayer::new(managers_refund)))
 }
 
 fn bank() -> Result<ServedAgent, BoxError> {
@@ -63,15 +76,27 @@ fn bank() -> Result<ServedAgent, BoxError> {
         Turn::text("Paid."),
         Turn::text("Anything else?"),
     ]);
-    let agent = Agent::builder(model).name("bank").tool(pay).build()?;
-    Ok(ServedAgent::new(agent).description("Pays, once a person approves"))
+    let agent = Agent::builder(model)
+        .name("bank")
+        .tool(pay)
+        // A run keeps its requester's role: approved by a manager, it stays a clerk's run.
+        .keep_identity::<Role>("role")
+        // Owners do anything with their threads; a manager may also decide on the
+        // payments that wait in a clerk's thread (and nothing else of it).
+        .authorize(|access: &Access<'_>| {
+            let manager = access.identity.get::<Role>() == Some(&Role::Manager);
+            access.is_owner() || (manager && access.action == Action::Decide)
+        })
+        .build()?;
+    Ok(ServedAgent::new(agent).description("Pays, once its clerk or a manager approves"))
 }
 
 #[tokio::main]
 async fn main() -> Result<(), BoxError> {
     let tokens = BearerTokens::new()
-        .token("admin-token", Role::Admin)
-        .token("guest-token", Role::Guest);
+        .token_of("alice", "alice-token", Role::Clerk)
+        .token_of("bob", "bob-token", Role::Clerk)
+        .token_of("maria", "maria-token", Role::Manager);
     let server = Server::new()
         .agent("support", support()?)
         .agent("bank", bank()?)
@@ -86,7 +111,7 @@ async fn main() -> Result<(), BoxError> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     println!("listening on http://{}", listener.local_addr()?);
     println!(
-        "chat page: http://{}/#token=admin-token",
+        "chat page: http://{}/#token=alice-token (or bob-token, maria-token)",
         listener.local_addr()?
     );
     tokio::spawn(drain_on_ctrl_c(shutdown.clone()));

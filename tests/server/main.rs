@@ -11,6 +11,7 @@ mod browser;
 mod errors;
 mod identity;
 mod layers;
+mod owners;
 mod protocols;
 mod replay;
 mod runs;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{Extensions, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::json;
@@ -18,6 +18,7 @@ use super::state::AppState;
 use crate::agent::AgentError;
 use crate::agent::AgentRequest;
 use crate::agent::AgentRun;
+use crate::auth::Identity;
 use crate::tool::Tool;
 use crate::tool::ToolInfo;
 use crate::wire::{Versioned, WireError};
@@ -67,9 +68,8 @@ impl ServedAgent {
     /// The tools the model of this caller's runs would see: a request with the
     /// caller's identity goes through the probe's layers, then its `before_agent` hooks
     /// run ([`Agent::config_for`](crate::Agent::config_for)).
-    async fn tools_for(&self, caller: &Extensions) -> Result<Vec<Arc<ToolInfo>>, WireError> {
-        let mut request = AgentRequest::default();
-        request.extensions_mut().extend(caller.clone());
+    async fn tools_for(&self, caller: &Identity) -> Result<Vec<Arc<ToolInfo>>, WireError> {
+        let request = AgentRequest::default().with_identity(caller.clone());
         let given_back = match self.probe.clone().oneshot(request).await {
             Ok(_) => {
                 let message = "a layer answered the listing's request itself";

@@ -16,9 +16,9 @@ use crate::wire::WireError;
 ///
 /// | status | codes |
 /// |---|---|
-/// | 400 | `invalid_body`, `malformed_checkpoint_id`, `invalid_last_event_id` |
+/// | 400 | `invalid_body`, `malformed_checkpoint_id`, `invalid_last_event_id`, `invalid_cursor` |
 /// | 401 | `unauthorized` |
-/// | 404 | `unknown_agent`, `unknown_thread`, `unknown_run`, `checkpoint_unknown`, `not_found` |
+/// | 404 | `unknown_agent`, `unknown_thread` (none, or one the caller may not touch), `unknown_run`, `checkpoint_unknown`, `not_found` |
 /// | 405 | `method_not_allowed` |
 /// | 409 | `thread_busy`, `thread_interrupted`, `checkpoint_used`, `checkpoint_ended` |
 /// | 422 | `missing_decision`, `unknown_interrupt`, `wrong_decision`, `invalid_edit` |
@@ -95,6 +95,7 @@ impl From<&AgentError> for ApiError {
 impl From<&CheckpointError> for ApiError {
     fn from(error: &CheckpointError) -> Self {
         let status = match error {
+            CheckpointError::UnknownThread(_) => StatusCode::NOT_FOUND,
             CheckpointError::ThreadBusy(_) | CheckpointError::ThreadInterrupted(_) => {
                 StatusCode::CONFLICT
             }

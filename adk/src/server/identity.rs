@@ -1,5 +1,6 @@
-//! Who is calling: [`Identify`] turns an HTTP request into typed values for the run's
-//! extensions; [`BearerTokens`] and [`Anonymous`] are ready-made.
+//! Who is calling: [`Identify`] turns an HTTP request into the caller's
+//! [`Identity`]: its [`Principal`], which owns the threads its runs create, and typed
+//! values for the run's extensions; [`BearerTokens`] and [`Anonymous`] are ready-made.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -9,17 +10,20 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
+use axum::http::StatusCode;
 use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use axum::http::request::Parts;
-use axum::http::{Extensions, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
+use crate::auth::{Identity, Principal};
 
-/// Turns a request into the caller's identity: typed values that go into the extensions
-/// of every [`AgentRequest`](crate::AgentRequest) the HTTP request starts, so that role
-/// filters, policies and approvals see who is calling.
+/// Turns a request into the caller's [`Identity`]: its [`Principal`] (a stable subject:
+/// the owner of the threads its runs create, and who asks the agents'
+/// [`Authorize`](crate::auth::Authorize)), and typed values that go into the extensions
+/// of every [`AgentRequest`](crate::agent::AgentRequest) the HTTP request starts, so that
+/// role filters, policies and approvals see who is calling.
 ///
 /// It runs before anything else of a request (except `/healthz` and `/readyz`); a
 /// [`Rejection`] answers 401 with the code `unauthorized`, and nothing starts.
@@ -27,31 +31,29 @@ use super::error::ApiError;
 /// # Example
 ///
 /// ```
+/// use tower_adk::auth::{Identity, Principal};
 /// use tower_adk::server::{Identify, Rejection};
-/// use tower_adk::Extensions;
 /// use http::request::Parts;
 ///
 /// #[derive(Clone)]
 /// struct Tenant(String);
 ///
-/// /// The tenant from a header a gateway in front has checked already.
+/// /// The user and tenant from headers a gateway in front has checked already.
 /// struct FromGateway;
 ///
 /// impl Identify for FromGateway {
-///     async fn identify(&self, parts: &Parts) -> Result<Extensions, Rejection> {
-///         let tenant = parts.headers.get("x-tenant").and_then(|v| v.to_str().ok());
-///         let tenant = tenant.ok_or_else(|| Rejection::new("no x-tenant header"))?;
-///         let mut extensions = Extensions::new();
-///         extensions.insert(Tenant(tenant.to_owned()));
-///         Ok(extensions)
+///     async fn identify(&self, parts: &Parts) -> Result<Identity, Rejection> {
+///         let header = |name| parts.headers.get(name).and_then(|v| v.to_str().ok());
+///         let user = header("x-user").ok_or_else(|| Rejection::new("no x-user header"))?;
+///         let tenant = header("x-tenant").ok_or_else(|| Rejection::new("no x-tenant header"))?;
+///         Ok(Identity::new(Principal::new(user)).with(Tenant(tenant.to_owned())))
 ///     }
 /// }
 /// let _server = tower_adk::server::Server::new().identify(FromGateway);
 /// ```
 pub trait Identify: Send + Sync + 'static {
-    /// The caller's identity as extensions, or why the request is refused.
-    fn identify(&self, parts: &Parts)
-    -> impl Future<Output = Result<Extensions, Rejection>> + Send;
+    /// The caller's identity, or why the request is refused.
+    fn identify(&self, parts: &Parts) -> impl Future<Output = Result<Identity, Rejection>> + Send;
 }
 
 /// Why a request has no valid identity; answered with 401 and `WWW-Authenticate:
@@ -83,19 +85,27 @@ impl IntoResponse for Rejection {
     }
 }
 
-/// Everyone is welcome, with no identity (the [`Server`](super::Server)'s default).
+/// Everyone is welcome, as the [anonymous](Principal::anonymous) principal (the
+/// [`Server`](super::Server)'s default): every caller is the same one, and shares every
+/// thread.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Anonymous;
 
 impl Identify for Anonymous {
-    async fn identify(&self, _: &Parts) -> Result<Extensions, Rejection> {
-        Ok(Extensions::new())
+    async fn identify(&self, _: &Parts) -> Result<Identity, Rejection> {
+        Ok(Identity::anonymous())
     }
 }
 
-/// Bearer tokens, each mapped to a typed value (a role, a user) that goes into the
-/// run's extensions. A request without `Authorization: Bearer TOKEN`, or with a token
-/// not in the map, is refused.
+/// Bearer tokens, each the key of one caller: its principal and a typed value (a role,
+/// a user) that goes into the run's extensions. A request without `Authorization:
+/// Bearer TOKEN` (the scheme in any case), or with a token not in the map, is refused.
+///
+/// Each token is its own principal: [`token`](BearerTokens::token) names it by a digest
+/// of the token (`token:` and 16 hex digits of its SHA-256, which shows nothing of the
+/// token), so two tokens of the same role are two principals, each with its own threads;
+/// [`token_of`](BearerTokens::token_of) names it as the program says (a user id that
+/// stays when the token is replaced).
 ///
 /// Tokens are compared by a hash map lookup, not in constant time; its `Debug` shows
 /// how many tokens there are, never the tokens.
@@ -108,12 +118,14 @@ impl Identify for Anonymous {
 /// #[derive(Debug, Clone, PartialEq)]
 /// enum Role { Admin, Guest }
 ///
-/// let tokens = BearerTokens::new().token("s3cret-admin", Role::Admin).token("s3cret-guest", Role::Guest);
+/// let tokens = BearerTokens::new()
+///     .token_of("alice", "s3cret-alice", Role::Admin)
+///     .token("s3cret-guest", Role::Guest);
 /// let _server = Server::new().identify(tokens);
 /// ```
 #[derive(Clone)]
 pub struct BearerTokens<R> {
-    tokens: HashMap<String, R>,
+    tokens: HashMap<String, (Principal, R)>,
 }
 
 impl<R> BearerTokens<R> {
@@ -124,11 +136,33 @@ impl<R> BearerTokens<R> {
         }
     }
 
-    /// Accepts `token`, and puts `value` into the extensions of its requests.
-    pub fn token(mut self, token: impl Into<String>, value: R) -> Self {
-        self.tokens.insert(token.into(), value);
+    /// Accepts `token` as its own principal (named by a digest of the token), and puts
+    /// `value` into the extensions of its requests.
+    pub fn token(self, token: impl Into<String>, value: R) -> Self {
+        let token = token.into();
+        let subject = format!("token:{}", digest(&token));
+        self.token_of(subject, token, value)
+    }
+
+    /// Accepts `token` as the principal `subject`, and puts `value` into the extensions
+    /// of its requests. Several tokens of one subject are one principal.
+    pub fn token_of(
+        mut self,
+        subject: impl Into<std::sync::Arc<str>>,
+        token: impl Into<String>,
+        value: R,
+    ) -> Self {
+        let principal = Principal::new(subject);
+        self.tokens.insert(token.into(), (principal, value));
         self
     }
+}
+
+/// The first 8 bytes of the token's SHA-256, in hex.
+fn digest(token: &str) -> String {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(token.as_bytes());
+    hash.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 impl<R> Default for BearerTokens<R> {
@@ -146,41 +180,47 @@ impl<R> fmt::Debug for BearerTokens<R> {
 }
 
 impl<R: Clone + Send + Sync + 'static> Identify for BearerTokens<R> {
-    async fn identify(&self, parts: &Parts) -> Result<Extensions, Rejection> {
+    async fn identify(&self, parts: &Parts) -> Result<Identity, Rejection> {
         let header = parts
             .headers
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok());
         let token = header
-            .and_then(|value| value.strip_prefix("Bearer "))
+            .and_then(bearer_token)
             .ok_or_else(|| Rejection::new("a bearer token is required"))?;
-        let value = self
+        let (principal, value) = self
             .tokens
-            .get(token.trim())
+            .get(token)
             .ok_or_else(|| Rejection::new("the bearer token is not valid"))?;
-        let mut extensions = Extensions::new();
-        extensions.insert(value.clone());
-        Ok(extensions)
+        Ok(Identity::new(principal.clone()).with(value.clone()))
     }
+}
+
+/// The token of an `Authorization` value `Bearer TOKEN`, the scheme in any case
+/// (RFC 9110 §11.1).
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 /// The identity of the request being served, as [`Identify`] gave it.
 #[derive(Debug, Clone)]
-pub(crate) struct Caller(pub(crate) Extensions);
+pub(crate) struct Caller(pub(crate) Identity);
 
 /// [`Identify`], object-safe: the one place the server erases it.
 pub(crate) trait DynIdentify: Send + Sync + 'static {
     fn identify<'a>(
         &'a self,
         parts: &'a Parts,
-    ) -> Pin<Box<dyn Future<Output = Result<Extensions, Rejection>> + Send + 'a>>;
+    ) -> Pin<Box<dyn Future<Output = Result<Identity, Rejection>> + Send + 'a>>;
 }
 
 impl<T: Identify> DynIdentify for T {
     fn identify<'a>(
         &'a self,
         parts: &'a Parts,
-    ) -> Pin<Box<dyn Future<Output = Result<Extensions, Rejection>> + Send + 'a>> {
+    ) -> Pin<Box<dyn Future<Output = Result<Identity, Rejection>> + Send + 'a>> {
         Box::pin(Identify::identify(self, parts))
     }
 }
@@ -203,13 +243,41 @@ pub(crate) async fn identified(
     request: Request,
 ) -> Result<Request, Rejection> {
     let (parts, body) = request.into_parts();
-    let extensions = identify.identify(&parts).await?;
+    let identity = identify.identify(&parts).await?;
     let mut request = Request::from_parts(parts, body);
-    request.extensions_mut().insert(Caller(extensions));
+    request.extensions_mut().insert(Caller(identity));
     Ok(request)
 }
 
 #[cfg(test)]
 mod tests {
-    fn _obj_safe(_: Box<dyn super::DynIdentify>) {}
+    use super::*;
+
+    fn _obj_safe(_: Box<dyn DynIdentify>) {}
+
+    #[test]
+    fn the_bearer_scheme_is_read_in_any_case() {
+        for value in ["Bearer t0k", "bearer t0k", "BEARER  t0k ", "  bEaReR t0k"] {
+            assert_eq!(bearer_token(value), Some("t0k"), "{value}");
+        }
+        for value in ["Basic t0k", "Bearer", "Bearer   ", "t0k", ""] {
+            assert_eq!(bearer_token(value), None, "{value}");
+        }
+    }
+
+    #[test]
+    fn two_tokens_of_one_role_are_two_principals_and_show_nothing_of_the_tokens() {
+        let tokens = BearerTokens::new()
+            .token("first-secret", 1)
+            .token("second-secret", 1);
+        let (a, _) = &tokens.tokens["first-secret"];
+        let (b, _) = &tokens.tokens["second-secret"];
+        assert_ne!(a, b);
+        assert!(a.subject().starts_with("token:") && a.subject().len() == 22);
+        assert!(!a.subject().contains("secret"));
+        let named = BearerTokens::new()
+            .token_of("alice", "one", 1)
+            .token_of("alice", "two", 2);
+        assert_eq!(named.tokens["one"].0, named.tokens["two"].0);
+    }
 }

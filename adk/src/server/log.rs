@@ -9,6 +9,7 @@ use axum::response::sse::Event;
 use futures::Stream;
 use tokio::sync::Notify;
 
+use crate::auth::Principal;
 use crate::wire::{WireError, WireEvent};
 
 /// How much of the streamed runs the server keeps for clients that reconnect (see
@@ -105,11 +106,12 @@ impl RunLogs {
         }
     }
 
-    /// A new log for a run of `agent`, under a new run id.
-    pub(crate) fn open(&self, agent: &str) -> Arc<RunLog> {
+    /// A new log for a run of `agent` for `owner`, under a new run id.
+    pub(crate) fn open(&self, agent: &str, owner: Principal) -> Arc<RunLog> {
         let log = Arc::new(RunLog {
             id: uuid::Uuid::new_v4().simple().to_string().into(),
             agent: agent.into(),
+            owner,
             limit: self.limits.events_per_run,
             state: Mutex::default(),
             changed: Notify::new(),
@@ -158,6 +160,8 @@ impl RunLogs {
 pub(crate) struct RunLog {
     pub(crate) id: Arc<str>,
     pub(crate) agent: Arc<str>,
+    /// Whose run it is: only they replay it.
+    pub(crate) owner: Principal,
     limit: usize,
     state: Mutex<LogState>,
     changed: Notify,
@@ -272,13 +276,17 @@ mod tests {
     #[test]
     fn the_run_that_ended_first_goes_first() {
         let logs = logs(3, Duration::from_secs(60));
-        let (a, b, c) = (logs.open("x"), logs.open("x"), logs.open("x"));
+        let (a, b, c) = (
+            logs.open("x", Principal::anonymous()),
+            logs.open("x", Principal::anonymous()),
+            logs.open("x", Principal::anonymous()),
+        );
         end(&b);
         end(&a);
-        let d = logs.open("x");
+        let d = logs.open("x", Principal::anonymous());
         assert!(!kept(&logs, &b), "b ended first");
         assert!(kept(&logs, &a) && kept(&logs, &c) && kept(&logs, &d));
-        let e = logs.open("x");
+        let e = logs.open("x", Principal::anonymous());
         assert!(!kept(&logs, &a), "then a");
         assert!(kept(&logs, &c) && kept(&logs, &d) && kept(&logs, &e));
     }
@@ -286,14 +294,17 @@ mod tests {
     #[test]
     fn a_running_run_goes_when_none_ended() {
         let logs = logs(2, Duration::from_secs(60));
-        let (a, b) = (logs.open("x"), logs.open("x"));
-        let c = logs.open("x");
+        let (a, b) = (
+            logs.open("x", Principal::anonymous()),
+            logs.open("x", Principal::anonymous()),
+        );
+        let c = logs.open("x", Principal::anonymous());
         assert_eq!([&a, &b].iter().filter(|l| kept(&logs, l)).count(), 1);
         assert!(kept(&logs, &c));
         // The run dropped while running ends later: it is not counted again.
         end(&a);
         end(&b);
-        let d = logs.open("x");
+        let d = logs.open("x", Principal::anonymous());
         assert!(kept(&logs, &d));
         assert_eq!(lock(&logs.runs).len(), 2);
     }
@@ -301,9 +312,12 @@ mod tests {
     #[test]
     fn finished_runs_expire() {
         let logs = logs(100, Duration::ZERO);
-        let (a, b) = (logs.open("x"), logs.open("x"));
+        let (a, b) = (
+            logs.open("x", Principal::anonymous()),
+            logs.open("x", Principal::anonymous()),
+        );
         end(&a);
-        let c = logs.open("x");
+        let c = logs.open("x", Principal::anonymous());
         assert!(!kept(&logs, &a), "a ended longer ago than keep_finished");
         assert!(kept(&logs, &b) && kept(&logs, &c), "b and c still run");
         assert!(lock(&logs.ended).is_empty());
@@ -312,7 +326,7 @@ mod tests {
     #[test]
     fn a_cancelled_run_ends_once() {
         let logs = logs(100, Duration::from_secs(60));
-        let a = logs.open("x");
+        let a = logs.open("x", Principal::anonymous());
         end(&a);
         a.cancel();
         assert_eq!(lock(&logs.ended).len(), 1);

@@ -7,8 +7,9 @@
 //! |---|---|
 //! | `GET /agents` | `{"v": 1, "agents": [{"name", "description", "tools": [...]}]}`: the tools each agent's model would see in this caller's runs (its `before_agent` hooks run for the caller's identity, without a model call: a role filter shows here); an agent whose hooks would fail or interrupt for the caller has `"error": {"code", "message"}` (`interrupted` for an interrupt) instead of `tools` |
 //! | `POST /agents/{name}/runs` | starts a run (body below): with `Accept: text/event-stream` its events stream as SSE, else the answer is its last event (`completed`) as JSON |
-//! | `GET /agents/{name}/runs/{run_id}/events` | a streamed run's events after `Last-Event-ID`, then live until it ends |
-//! | `GET /agents/{name}/threads/{thread}` | where the thread stands: `{"v": 1, "thread", "checkpoint", "status", "messages", "interrupts"}` ([`WireThread`](crate::wire::WireThread)) |
+//! | `GET /agents/{name}/runs/{run_id}/events` | a streamed run's events after `Last-Event-ID`, then live until it ends (the caller's own runs only) |
+//! | `GET /agents/{name}/threads` | the caller's threads, the most recently written first: `{"v": 1, "threads": [{"thread", "version", "written"}], "next"}`; `?limit=N` (at most 100) and `?after=` a page's `next` |
+//! | `GET /agents/{name}/threads/{thread}` | where the thread stands: `{"v": 1, "thread", "checkpoint", "status", "messages", "interrupts", "owner", "audit"}` ([`WireThread`](crate::wire::WireThread)) |
 //! | `DELETE /agents/{name}/threads/{thread}` | deletes the thread: 204, or 404 |
 //! | `GET /` | a chat page for the agents, when [`Server::page`] turns it on |
 //! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]; 503 `shutting_down` once it drains: [`Shutdown`]) |
@@ -25,12 +26,25 @@
 //! `event:` its type, `id:` its number in the run (from 1), `data:` its JSON; the first
 //! is `run_started` with the run's id, which the `adk-run-id` header gives too.
 //!
-//! # Identity
+//! # Identity and ownership
 //!
 //! Before anything else (except health, readiness and the page), the server's
-//! [`Identify`] turns the request into typed values for the extensions of its runs, so
-//! role filters, policies and approvals see the caller ([`BearerTokens`] maps tokens to
-//! a typed role). A request it refuses gets 401 and starts nothing.
+//! [`Identify`] turns the request into the caller's [`Identity`](crate::auth::Identity):
+//! its [`Principal`](crate::auth::Principal) and typed values for the extensions of its
+//! runs, so role filters, policies and approvals see the caller ([`BearerTokens`] maps
+//! each token to a principal of its own and a typed role). A request it refuses gets 401
+//! and starts nothing.
+//!
+//! A thread belongs to the principal whose run created it, and every route that touches
+//! a thread or a checkpoint (a run on a thread, a resume, AG-UI's, reading, listing and
+//! deleting threads, replaying a streamed run) asks the agent's
+//! [`Authorize`](crate::auth::Authorize) (the default: its owner only). A caller it
+//! refuses gets 404 (`unknown_thread`, `checkpoint_unknown`, `unknown_run`), as for
+//! something that does not exist, and nothing runs or is written. A manager who may
+//! [decide](crate::auth::Action::Decide) on a clerk's pending calls resumes the clerk's
+//! checkpoint: the run goes on as the clerk's (with the clerk's role, when the agent
+//! [keeps](crate::agent::AgentBuilder::keep_identity) it), and the thread's `audit`
+//! records who decided what, and when. See [`auth`](crate::auth).
 //!
 //! # Errors
 //!
@@ -48,8 +62,8 @@
 //! `GET .../runs/{run_id}/events` with `Last-Event-ID` gets those it missed and, while
 //! the run still streams to its first connection, the next ones live. A run whose first
 //! client went away ends in the log with an `error` event, code `cancelled`. The log is
-//! in memory, per process; the run id is unguessable but not tied to the caller, so
-//! anyone who passes [`Identify`] and knows it can read the run.
+//! in memory, per process, and each run in it is its caller's: another principal asking
+//! for it gets 404 `unknown_run`.
 //!
 //! # Graceful shutdown
 //!

@@ -18,6 +18,7 @@ pub(crate) fn routes(state: AppState) -> Router {
         .route("/agents/{name}/runs", post(runs::start))
         .route("/agents/{name}/runs/{run_id}/events", get(runs::events))
         .route("/agents/{name}/agui", post(agui::run))
+        .route("/agents/{name}/threads", get(threads::list))
         .route(
             "/agents/{name}/threads/{thread}",
             get(threads::show).delete(threads::delete),

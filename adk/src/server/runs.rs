@@ -32,8 +32,8 @@ pub(crate) async fn start(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let served = state.served(&name)?;
-    let mut request = RunBody::parse(&body)?.into_request()?;
-    request.extensions_mut().extend(caller.0);
+    let request = RunBody::parse(&body)?.into_request()?;
+    let request = request.with_identity(caller.0);
     if accepts_sse(&headers) {
         stream(&state, &name, served, request).await
     } else {
@@ -56,14 +56,14 @@ async fn stream(
     served: &ServedAgent,
     request: AgentRequest,
 ) -> Result<Response, ApiError> {
-    let thread = request.thread().map(str::to_owned);
+    let (thread, owner) = (request.thread().map(str::to_owned), request.principal());
     let mut run = served.start(&state.shutdown, request).await?;
     let first = match run.next().await {
         Some(Ok(event)) => event,
         Some(Err(error)) => return Err(ApiError::from(&error)),
         None => return Err(ApiError::from(&AgentError::Incomplete)),
     };
-    let log = state.logs.open(name);
+    let log = state.logs.open(name, owner);
     let started = WireEvent::RunStarted {
         run_id: log.id.to_string(),
         agent: name.to_owned(),
@@ -107,10 +107,13 @@ impl Drop for CancelOnDrop {
 pub(crate) async fn events(
     State(state): State<AppState>,
     Path((name, run_id)): Path<(String, String)>,
+    axum::Extension(caller): axum::Extension<Caller>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     state.agent(&name)?;
-    let log = state.logs.get(&run_id).filter(|log| *log.agent == *name);
+    // Another caller's run is unknown to this one.
+    let caller = caller.0.principal();
+    let log = (state.logs.get(&run_id)).filter(|log| *log.agent == *name && log.owner == *caller);
     let log = log.ok_or_else(|| {
         ApiError::not_found("unknown_run", format!("no streamed run `{run_id}` is kept"))
     })?;

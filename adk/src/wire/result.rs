@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::AgentResult;
 use crate::agent::RunStatus;
 use crate::agent::{Checkpoint, CheckpointStatus};
+use crate::auth::Decided;
 use crate::checkpoint::CheckpointId;
 use crate::context::Locals;
 use crate::interrupt::PendingInterrupt;
@@ -114,7 +115,8 @@ impl From<&AgentResult> for WireResult {
 }
 
 /// Where a thread stands, from its newest checkpoint (see
-/// [`Agent::last_checkpoint`](crate::Agent::last_checkpoint)).
+/// [`Agent::last_checkpoint`](crate::Agent::last_checkpoint)): its history, the
+/// interrupts that wait, its owner and its audit trail.
 ///
 /// ```
 /// use tower_adk::{Agent, AgentRequest};
@@ -148,6 +150,13 @@ pub struct WireThread {
     /// The interrupts that wait for decisions, when `status` is `interrupted`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub interrupts: Vec<PendingInterrupt>,
+    /// The subject of the principal the thread belongs to.
+    #[serde(default)]
+    pub owner: String,
+    /// Every decision made on the thread's runs, oldest first: `{"interrupt", "decision",
+    /// "by", "at"}` (see [`Decided`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audit: Vec<Decided>,
 }
 
 impl WireThread {
@@ -159,6 +168,8 @@ impl WireThread {
             status: checkpoint.status,
             messages: thread_history(checkpoint),
             interrupts: checkpoint.interrupts.clone(),
+            owner: checkpoint.owner.subject().to_owned(),
+            audit: checkpoint.audit.clone(),
         }
     }
 }

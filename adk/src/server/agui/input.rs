@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::AgUiRun;
 use crate::agent::AgentRequest;
 use crate::checkpoint::CheckpointId;
-use crate::interrupt::Decision;
+use crate::interrupt::{Decision, InterruptAddress};
 use crate::message::Message;
 use crate::server::ApiError;
 use crate::server::chat::{self, ChatMessage};
@@ -132,9 +132,14 @@ fn split_interrupt_id(id: &str) -> Result<(CheckpointId, &str), ApiError> {
             message,
         )
     };
-    let (checkpoint, interrupt) = id.split_once('|').ok_or_else(unknown)?;
-    let checkpoint = checkpoint.parse().map_err(|_| unknown())?;
-    Ok((checkpoint, interrupt))
+    // A thread's name, and so the checkpoint's id, may hold a `|` too: the split is the
+    // first one after which an interrupt's address begins.
+    let split = id.match_indices('|').find_map(|(at, _)| {
+        let (checkpoint, interrupt) = (&id[..at], &id[at + 1..]);
+        interrupt.parse::<InterruptAddress>().ok()?;
+        Some((checkpoint.parse().ok()?, interrupt))
+    });
+    split.ok_or_else(unknown)
 }
 
 /// A resume entry as a [`Decision`]; see the mapping in the [module docs](super).
@@ -207,6 +212,11 @@ mod tests {
         let id = interrupt_id(&checkpoint, "agent:bank/tool:c|1");
         let (read, interrupt) = split_interrupt_id(&id).unwrap();
         assert_eq!((read, interrupt), (checkpoint, "agent:bank/tool:c|1"));
+        // A thread with a `|` in its name.
+        let checkpoint: CheckpointId = "a|b@2#r1".parse().unwrap();
+        let id = interrupt_id(&checkpoint, "agent:bank/tool:c1");
+        let (read, interrupt) = split_interrupt_id(&id).unwrap();
+        assert_eq!((read, interrupt), (checkpoint, "agent:bank/tool:c1"));
         assert_eq!(
             split_interrupt_id("agent:bank/tool:c1")
                 .unwrap_err()

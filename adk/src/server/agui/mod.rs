@@ -154,8 +154,8 @@ pub(crate) async fn run(
     let served = state.served(&name)?;
     let input = RunAgentInput::parse(&body)?;
     let translate = Translate::new(input.thread_id.clone(), input.run_id.clone());
-    let mut request = input.into_request()?;
-    request.extensions_mut().extend(caller.0);
+    let request = input.into_request()?;
+    let request = request.with_identity(caller.0);
     let run = served.start(&state.shutdown, request).await?;
     let events = stream(translate, run).map(|event| {
         let data = serde_json::to_string(&event).unwrap_or_default();

@@ -132,8 +132,8 @@ pub(crate) async fn chat_completions(
     let served = state
         .served(&chat.model)
         .map_err(|_| OpenAiError::unknown_model(&chat.model))?;
-    let mut request = chat.to_agent_request()?;
-    request.extensions_mut().extend(caller.0);
+    let request = chat.to_agent_request()?;
+    let request = request.with_identity(caller.0);
     let mut run = served.start(&state.shutdown, request).await?;
     let envelope = Envelope::new(&chat.model);
     if !chat.stream {
