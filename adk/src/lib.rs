@@ -61,6 +61,7 @@ pub mod auth;
 pub mod checkpoint;
 pub mod compose;
 mod config;
+pub mod content;
 pub mod context;
 pub mod error;
 pub mod handler;
@@ -90,6 +91,7 @@ pub use crate::agent::{
     AwaitRun, AwaitRunLayer, HandlerLayer, HandlerService, Run, RunResult, RunStatus, RunStep,
     ToolFailurePolicy,
 };
+pub use crate::content::{Content, Part};
 #[allow(deprecated)]
 pub use crate::context::RunState;
 pub use crate::context::{History, Locals, LocalsGuard, RunContext};

@@ -24,11 +24,14 @@
 //! assert_eq!(history.last().and_then(Message::tool_call_id), Some("call_1"));
 //! ```
 
+use std::borrow::Cow;
 use std::ops::Deref;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 pub use smol_str::SmolStr;
+
+use crate::content::{Content, Part};
 
 /// One message of a conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,13 +45,14 @@ pub enum Message {
     },
     /// A turn of the user.
     User {
-        /// What the user said.
-        content: String,
+        /// What the user said: text, or parts (text, images, files).
+        content: Content,
     },
     /// A turn of the model: text, tool calls, or both.
     Assistant {
-        /// The text the model produced (may be empty when it only calls tools).
-        content: String,
+        /// What the model produced (may be empty when it only calls tools): text, or
+        /// parts (its reasoning, text, images).
+        content: Content,
         /// The tools the model asked to call, in the model's order.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<ToolCall>,
@@ -59,8 +63,9 @@ pub enum Message {
         call_id: SmolStr,
         /// The name of the tool that was called.
         name: SmolStr,
-        /// What the model sees: the tool's output, or a description of its failure.
-        content: String,
+        /// What the model sees: the tool's output (text, or parts such as an image), or
+        /// a description of its failure.
+        content: Content,
         /// Whether `content` describes a failure rather than an output.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
@@ -75,34 +80,34 @@ impl Message {
         }
     }
 
-    /// A user message.
-    pub fn user(content: impl Into<String>) -> Self {
+    /// A user message: text, or [parts](crate::content).
+    pub fn user(content: impl Into<Content>) -> Self {
         Message::User {
             content: content.into(),
         }
     }
 
-    /// An assistant message with text only.
-    pub fn assistant(content: impl Into<String>) -> Self {
+    /// An assistant message without tool calls.
+    pub fn assistant(content: impl Into<Content>) -> Self {
         Message::Assistant {
             content: content.into(),
             tool_calls: Vec::new(),
         }
     }
 
-    /// An assistant message with text and tool calls.
-    pub fn assistant_with_calls(content: impl Into<String>, tool_calls: Vec<ToolCall>) -> Self {
+    /// An assistant message with text (or parts) and tool calls.
+    pub fn assistant_with_calls(content: impl Into<Content>, tool_calls: Vec<ToolCall>) -> Self {
         Message::Assistant {
             content: content.into(),
             tool_calls,
         }
     }
 
-    /// A successful tool result.
+    /// A successful tool result: text, or parts (an image a tool returned).
     pub fn tool(
         call_id: impl Into<SmolStr>,
         name: impl Into<SmolStr>,
-        content: impl Into<String>,
+        content: impl Into<Content>,
     ) -> Self {
         Message::Tool {
             call_id: call_id.into(),
@@ -116,7 +121,7 @@ impl Message {
     pub fn tool_error(
         call_id: impl Into<SmolStr>,
         name: impl Into<SmolStr>,
-        content: impl Into<String>,
+        content: impl Into<Content>,
     ) -> Self {
         Message::Tool {
             call_id: call_id.into(),
@@ -126,13 +131,47 @@ impl Message {
         }
     }
 
-    /// The text of the message, whatever its role.
+    /// The text of the message, whatever its role: all of it for a text-only message,
+    /// else its first text part (see [`Content::text`]).
     pub fn content(&self) -> &str {
         match self {
-            Message::System { content }
-            | Message::User { content }
+            Message::System { content } => content,
+            Message::User { content }
             | Message::Assistant { content, .. }
-            | Message::Tool { content, .. } => content,
+            | Message::Tool { content, .. } => content.text(),
+        }
+    }
+
+    /// The whole content of the message: its text, or its parts in order. A system
+    /// message is text only.
+    pub fn full_content(&self) -> Cow<'_, Content> {
+        match self {
+            Message::System { content } => Cow::Owned(Content::from(content.as_str())),
+            Message::User { content }
+            | Message::Assistant { content, .. }
+            | Message::Tool { content, .. } => Cow::Borrowed(content),
+        }
+    }
+
+    /// The whole content of the message, mutably; `None` for a system message (text
+    /// only: its `content` is a `String`).
+    pub fn full_content_mut(&mut self) -> Option<&mut Content> {
+        match self {
+            Message::System { .. } => None,
+            Message::User { content }
+            | Message::Assistant { content, .. }
+            | Message::Tool { content, .. } => Some(content),
+        }
+    }
+
+    /// The parts of the message, in order (a text-only message is one text part).
+    pub fn parts(&self) -> Cow<'_, [Part]> {
+        match self {
+            Message::System { content } if content.is_empty() => Cow::Borrowed(&[]),
+            Message::System { content } => Cow::Owned(vec![Part::text(content.as_str())]),
+            Message::User { content }
+            | Message::Assistant { content, .. }
+            | Message::Tool { content, .. } => content.parts(),
         }
     }
 

@@ -68,14 +68,14 @@ async fn a_sandbox_denial_from_server_filesystem_is_a_failed_tool_error_with_its
 }
 
 #[tokio::test]
-async fn structured_content_text_blocks_and_media_reach_the_model_as_text() {
+async fn structured_content_and_text_blocks_reach_the_model_as_text_and_an_image_as_an_image() {
     let model = ScriptedModel::new([
         Turn::call("c1", "measurements", json!({}))
             .with_call("c2", "forecast", json!({"city": "Oslo"}))
             .with_call("c3", "mixed", json!({})),
         Turn::text("done"),
     ]);
-    let agent = Agent::builder(model)
+    let agent = Agent::builder(model.clone())
         .tool_set(support::toolbox().connect().await.unwrap())
         .build()
         .unwrap();
@@ -88,7 +88,16 @@ async fn structured_content_text_blocks_and_media_reach_the_model_as_text() {
     // Both: the text blocks, which carry the same JSON.
     let forecast: serde_json::Value = serde_json::from_str(content(1)).unwrap();
     assert_eq!(forecast, json!({"city": "Oslo", "celsius": 21.5}));
-    assert_eq!(content(2), "before\n[image: image/png]\nafter");
+    // An image: named in its place in the text, and itself a part the model sees.
+    assert_eq!(content(2), "before\n[image: image/png, below]\nafter");
+    let image = &result.tool_records[2].parts;
+    assert!(
+        matches!(image.as_slice(), [tower_adk::Part::Image(source)] if source.media_type() == Some("image/png")),
+        "{image:?}"
+    );
+    let seen = &model.requests()[1].messages;
+    let mixed = seen.tool_result("c3").unwrap();
+    assert_eq!(mixed.parts().len(), 2, "{mixed:?}");
 }
 
 #[tokio::test]

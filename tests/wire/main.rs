@@ -126,7 +126,7 @@ fn a_reader_refuses_another_version_and_a_missing_one() {
 
 #[test]
 fn a_reader_skips_types_and_ignores_fields_it_does_not_know() {
-    let newer = json!({"v": 1, "type": "reasoning_delta", "text": "hmm"});
+    let newer = json!({"v": 1, "type": "hologram_delta", "text": "hmm"});
     let extra = json!({"v": 1, "type": "text_delta", "text": "hi", "index": 3});
 
     let skipped: WireEvent = serde_json::from_value(newer).unwrap();

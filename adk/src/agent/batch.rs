@@ -16,17 +16,13 @@ use super::event::AgentEvent;
 use super::merge::SmallMerge;
 use crate::agent::error::AgentError;
 use crate::config::AgentConfig;
+use crate::content::Part;
 use crate::context::Scope;
 use crate::handler::{Chain, HandlerError};
 use crate::message::ToolCall;
 use crate::telemetry::{self, InSpan};
-use crate::tool::Finish;
-use crate::tool::Tool;
-use crate::tool::ToolError;
-use crate::tool::ToolRecord;
-use crate::tool::ToolReport;
-use crate::tool::ToolRequest;
 use crate::tool::ToolStream;
+use crate::tool::{Finish, Tool, ToolError, ToolOutput, ToolRecord, ToolReport, ToolRequest};
 
 /// What one call reports while it runs.
 pub(crate) enum CallEvent {
@@ -130,10 +126,7 @@ fn invoke_call(
     let start = move |call: Call| async move {
         let started = Instant::now();
         let outcome = match tool.and_then(|tool| prepare(tool, &call)) {
-            Ok((tool, request)) => chain
-                .invoke(request, tool)
-                .await
-                .map(|output| (output.content, output.finish)),
+            Ok((tool, request)) => chain.invoke(request, tool).await,
             Err(error) => Err(error),
         };
         finished(call, started, outcome)
@@ -246,11 +239,17 @@ struct ChunkedCall {
 
 impl ChunkedCall {
     /// The record that ends the call; nothing comes after it.
-    fn end(&mut self, outcome: Result<(String, Option<Finish>), BoxError>) -> Option<CallEvent> {
+    fn end(&mut self, outcome: Result<(String, Vec<Part>), BoxError>) -> Option<CallEvent> {
         self.chunks = None;
         let started = self.started.unwrap_or_else(Instant::now);
         let call = self.call.take()?;
-        Some(finished(call, started, outcome))
+        let finish = self.finish.take();
+        let output = outcome.map(|(content, parts)| ToolOutput {
+            content,
+            parts,
+            finish,
+        });
+        Some(finished(call, started, output))
     }
 }
 
@@ -313,7 +312,7 @@ impl Stream for ChunkedCall {
                 }
                 Some(Err(error)) => return Poll::Ready(this.end(Err(error))),
                 None => {
-                    let outcome = Ok((std::mem::take(&mut this.content), this.finish.take()));
+                    let outcome = Ok((std::mem::take(&mut this.content), Vec::new()));
                     return Poll::Ready(this.end(outcome));
                 }
             }
@@ -373,8 +372,8 @@ impl ChunkedCall {
                         .report
                         .take_result()
                         .unwrap_or_else(|| std::mem::take(&mut self.content));
-                    let outcome = Ok((content, self.finish.take()));
-                    return Poll::Ready(self.end(outcome));
+                    let parts = reported.report.take_parts();
+                    return Poll::Ready(self.end(Ok((content, parts))));
                 }
             }
         }
@@ -395,17 +394,13 @@ fn prepare(tool: Tool, call: &Call) -> Result<(Tool, ToolRequest), BoxError> {
 
 /// The event that ends a call: its record (content and finish, or the failure the model
 /// sees), or the handler error that stops the run.
-fn finished(
-    call: Call,
-    started: Instant,
-    outcome: Result<(String, Option<Finish>), BoxError>,
-) -> CallEvent {
-    let (content, mut finish, error) = match outcome {
-        Ok((content, finish)) => (content, finish, None),
+fn finished(call: Call, started: Instant, outcome: Result<ToolOutput, BoxError>) -> CallEvent {
+    let (content, parts, mut finish, error) = match outcome {
+        Ok(output) => (output.content, output.parts, output.finish, None),
         Err(failure) => match classify(failure) {
             Ok(error) => {
                 telemetry::record_error(error.kind().as_str());
-                (error.to_model_text(), None, Some(error))
+                (error.to_model_text(), Vec::new(), None, Some(error))
             }
             Err(fatal) => return CallEvent::Fatal(fatal),
         },
@@ -426,6 +421,7 @@ fn finished(
             name,
             arguments,
             content,
+            parts,
             error,
             latency: started.elapsed(),
             finish,

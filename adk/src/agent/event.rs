@@ -15,6 +15,11 @@ pub enum AgentEvent {
     /// Text from the model, as it streams. Text that comes before a turn's tool calls
     /// arrives before those tools run.
     TextDelta(String),
+    /// Text of the model's reasoning, as it streams (from a model that shows it), apart
+    /// from its answer: a page may show it or hide it. The reply's
+    /// [`Message`](AgentEvent::Message) keeps the whole reasoning, with the provider's
+    /// data, in its parts.
+    ReasoningDelta(String),
     /// The model's whole reply for one turn, as rewritten by the `after_model` hooks: the
     /// message the loop routes on.
     Message(Message),

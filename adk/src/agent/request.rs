@@ -3,6 +3,7 @@
 
 use crate::auth::{Identity, Principal};
 use crate::checkpoint::CheckpointId;
+use crate::content::Content;
 use crate::handler::BoxHandler;
 use crate::interrupt::{Decision, Decisions};
 use crate::message::Message;
@@ -48,7 +49,7 @@ impl AgentRequest {
     }
 
     /// A request with one user message.
-    pub fn user(text: impl Into<String>) -> Self {
+    pub fn user(text: impl Into<Content>) -> Self {
         AgentRequest::new(vec![Message::user(text)])
     }
 

@@ -7,8 +7,8 @@ use futures::stream::{self, BoxStream};
 use futures::{Stream, StreamExt, TryStreamExt};
 use tower::BoxError;
 
-use crate::message::Message;
-use crate::message::ToolCall;
+use crate::content::{Content, Part, Reasoning};
+use crate::message::{Message, ToolCall};
 
 /// One piece of a streamed model reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +30,15 @@ pub enum ModelDelta {
         /// Arguments text to append.
         arguments: String,
     },
+    /// A piece of the model's reasoning: its readable text to append, and its opaque
+    /// data when this piece carries it (a signature at the end of a thinking block).
+    /// Pieces of one provider and id, until one carries data, build one [`Reasoning`]
+    /// part; the loop passes the text on as
+    /// [`AgentEvent::ReasoningDelta`](crate::agent::AgentEvent::ReasoningDelta).
+    Reasoning(Reasoning),
+    /// A whole part of the reply, in its place among the others: an image the model
+    /// made, a whole reasoning block.
+    Part(Part),
 }
 
 impl ModelDelta {
@@ -85,19 +94,28 @@ impl ModelResponse {
         match self.0 {
             Inner::Stream(deltas) => deltas,
             Inner::Message(message) => {
-                let (text, calls) = match message {
+                let (content, calls) = match message {
                     Message::Assistant {
                         content,
                         tool_calls,
                     } => (content, tool_calls),
-                    other => (other.content().to_owned(), Vec::new()),
+                    other => (Content::from(other.content()), Vec::new()),
                 };
-                let text = (!text.is_empty()).then_some(ModelDelta::Text(text));
+                let parts: Vec<ModelDelta> = match content {
+                    Content::Text(text) if text.is_empty() => Vec::new(),
+                    Content::Text(text) => vec![ModelDelta::Text(text)],
+                    Content::Parts(parts) => (parts.into_iter())
+                        .map(|part| match part {
+                            Part::Text { text } => ModelDelta::Text(text),
+                            part => ModelDelta::Part(part),
+                        })
+                        .collect(),
+                };
                 let calls = calls
                     .into_iter()
                     .enumerate()
                     .map(|(i, c)| ModelDelta::tool_call(i, c));
-                stream::iter(text.into_iter().chain(calls).map(Ok)).boxed()
+                stream::iter(parts.into_iter().chain(calls).map(Ok)).boxed()
             }
         }
     }
@@ -158,7 +176,11 @@ impl fmt::Debug for ModelResponse {
 /// ```
 #[derive(Debug, Default, Clone)]
 pub struct MessageAccumulator {
+    /// The text, while the reply has no other part (the common case).
     text: String,
+    /// The parts in order, once the reply has one that is not text (`text` then joins
+    /// them first).
+    parts: Vec<Part>,
     calls: Vec<PartialCall>,
 }
 
@@ -173,13 +195,50 @@ struct PartialCall {
 impl MessageAccumulator {
     /// Adds text.
     pub fn push_text(&mut self, text: &str) {
-        self.text.push_str(text);
+        if self.parts.is_empty() {
+            self.text.push_str(text);
+            return;
+        }
+        match self.parts.last_mut() {
+            Some(Part::Text { text: last }) => last.push_str(text),
+            _ => self.parts.push(Part::text(text)),
+        }
+    }
+
+    /// Adds a part in its place (the text so far goes first).
+    fn push_part(&mut self, part: Part) {
+        if self.parts.is_empty() && !self.text.is_empty() {
+            let text = std::mem::take(&mut self.text);
+            self.parts.push(Part::Text { text });
+        }
+        self.parts.push(part);
+    }
+
+    /// Adds a piece of reasoning: to the reasoning part it continues (same provider and
+    /// id, still without data), else as a new part.
+    fn push_reasoning(&mut self, piece: Reasoning) {
+        if let Some(Part::Reasoning(open)) = self.parts.last_mut()
+            && open.provider == piece.provider
+            && open.data.is_none()
+            && (piece.id.is_none() || open.id == piece.id)
+        {
+            open.text.push_str(&piece.text);
+            if piece.data.is_some() {
+                open.data = piece.data;
+                open.kind = piece.kind;
+            }
+            return;
+        }
+        self.push_part(Part::Reasoning(piece));
     }
 
     /// Adds one delta.
     pub fn push(&mut self, delta: ModelDelta) {
         match delta {
-            ModelDelta::Text(text) => self.text.push_str(&text),
+            ModelDelta::Text(text) => self.push_text(&text),
+            ModelDelta::Reasoning(piece) => self.push_reasoning(piece),
+            ModelDelta::Part(Part::Text { text }) => self.push_text(&text),
+            ModelDelta::Part(part) => self.push_part(part),
             ModelDelta::ToolCall {
                 index,
                 id,
@@ -221,7 +280,12 @@ impl MessageAccumulator {
                 ToolCall::raw(id, c.name, c.arguments)
             })
             .collect();
-        Message::assistant_with_calls(self.text, calls)
+        let content = if self.parts.is_empty() {
+            Content::Text(self.text)
+        } else {
+            Content::Parts(self.parts)
+        };
+        Message::assistant_with_calls(content, calls)
     }
 }
 
@@ -247,6 +311,35 @@ mod tests {
         assert_eq!(message.tool_calls()[0].name, "search");
         assert_eq!(message.tool_calls()[0].id, "c1");
         assert_eq!(message.tool_calls()[0].arguments, r#"{"q":"rust"}"#);
+    }
+
+    #[test]
+    fn reasoning_pieces_make_one_part_until_one_carries_its_signature() {
+        use crate::content::{Part, Reasoning};
+        let mut acc = MessageAccumulator::default();
+        acc.push(ModelDelta::Reasoning(Reasoning::new(
+            "anthropic",
+            "Let me ",
+        )));
+        acc.push(ModelDelta::Reasoning(Reasoning::new("anthropic", "think.")));
+        let signed = Reasoning::new("anthropic", "").with_data("signature", "c2ln");
+        acc.push(ModelDelta::Reasoning(signed));
+        acc.push(ModelDelta::Reasoning(Reasoning::new("anthropic", "More.")));
+        acc.push(ModelDelta::Text("Done.".into()));
+        let message = acc.finish();
+        assert_eq!(message.content(), "Done.");
+        let parts = message.parts();
+        let reasoning: Vec<_> = (parts.iter())
+            .filter_map(|p| match p {
+                Part::Reasoning(r) => Some((r.text.as_str(), r.data.as_deref())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            reasoning,
+            [("Let me think.", Some("c2ln")), ("More.", None)]
+        );
+        assert_eq!(parts.len(), 3);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 
 use serde::Deserialize;
 
-use crate::message::Message;
-use crate::message::ToolCall;
+use crate::content::{self, Source};
+use crate::message::{Message, ToolCall};
 
 /// A message by its `role`; `developer` is read as `system`. Other roles (AG-UI's
 /// activity and reasoning messages) are `Other`, for the caller to refuse or read past.
@@ -35,7 +35,8 @@ pub(crate) enum ChatMessage {
     Other,
 }
 
-/// Text, or a list of parts of which only text parts are read.
+/// Text, or a list of parts: text, images (`image_url`, a URL or a `data:` URL) and
+/// files (`file`, inline as `file_data`).
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub(crate) enum Content {
@@ -49,6 +50,23 @@ pub(crate) struct Part {
     kind: String,
     #[serde(default)]
     text: String,
+    #[serde(default, alias = "imageUrl")]
+    image_url: Option<ImageUrl>,
+    #[serde(default)]
+    file: Option<File>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ImageUrl {
+    url: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct File {
+    #[serde(default, alias = "fileData")]
+    file_data: Option<String>,
+    #[serde(default)]
+    filename: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -76,9 +94,10 @@ pub(crate) enum ChatError {
 impl ChatError {
     pub(crate) fn message(&self) -> String {
         match self {
-            ChatError::Part(kind) => {
-                format!("content parts of type `{kind}` are not supported, only `text`")
-            }
+            ChatError::Part(kind) => format!(
+                "content parts of type `{kind}` are not supported here: `text`, `image_url` \
+                 (a URL or a data: URL) and `file` (with `file_data`) are"
+            ),
             ChatError::Role => {
                 "messages of this role are not supported: system, developer, user, assistant, tool"
                     .to_owned()
@@ -98,7 +117,7 @@ pub(crate) fn append<'a>(
             ChatMessage::System { content } | ChatMessage::Developer { content } => {
                 Message::system(content.text()?)
             }
-            ChatMessage::User { content } => Message::user(content.text()?),
+            ChatMessage::User { content } => Message::user(content.parts()?),
             ChatMessage::Assistant {
                 content,
                 tool_calls,
@@ -114,7 +133,7 @@ pub(crate) fn append<'a>(
                 content,
             } => {
                 let name = tool_name(messages, tool_call_id);
-                Message::tool(tool_call_id, name, content.text()?)
+                Message::tool(tool_call_id, name, content.parts()?)
             }
             ChatMessage::Other => return Err(ChatError::Role),
         };
@@ -124,6 +143,40 @@ pub(crate) fn append<'a>(
 }
 
 impl Content {
+    /// The content with its images and files, as a message's.
+    fn parts(&self) -> Result<content::Content, ChatError> {
+        let Content::Parts(parts) = self else {
+            return self.text().map(content::Content::Text);
+        };
+        if parts.iter().all(|p| p.kind == "text") {
+            return self.text().map(content::Content::Text);
+        }
+        let read = parts.iter().map(|part| match (part.kind.as_str(), part) {
+            ("text", part) => Ok(content::Part::text(part.text.as_str())),
+            (
+                "image_url",
+                Part {
+                    image_url: Some(image),
+                    ..
+                },
+            ) => Ok(content::Part::image(source_of(&image.url))),
+            (
+                "file",
+                Part {
+                    file:
+                        Some(File {
+                            file_data: Some(data),
+                            filename,
+                        }),
+                    ..
+                },
+            ) => Ok(content::Part::file(source_of(data), filename.clone())),
+            (other, _) => Err(ChatError::Part(other.to_owned())),
+        });
+        read.collect::<Result<Vec<_>, _>>()
+            .map(content::Content::Parts)
+    }
+
     fn text(&self) -> Result<String, ChatError> {
         match self {
             Content::Text(text) => Ok(text.clone()),
@@ -143,4 +196,57 @@ fn tool_name(messages: &[Message], call_id: &str) -> String {
     let mut calls = messages.iter().rev().flat_map(Message::tool_calls);
     let call = calls.find(|call| call.id == call_id);
     call.map(|call| call.name.to_string()).unwrap_or_default()
+}
+
+/// A URL as a source: a `data:` URL of base64 bytes inline, any other URL as it is.
+fn source_of(url: &str) -> Source {
+    let inline = url.strip_prefix("data:").and_then(|rest| {
+        let (media_type, data) = rest.split_once(";base64,")?;
+        Some(Source::base64(media_type, data))
+    });
+    inline.unwrap_or_else(|| Source::url(url))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_and_files_are_read_as_parts_and_audio_is_refused() {
+        let chat: Vec<ChatMessage> = serde_json::from_value(serde_json::json!([
+            {"role": "user", "content": [
+                {"type": "text", "text": "What is it?"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+                {"type": "image_url", "image_url": {"url": "https://x/a.jpg"}},
+                {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBE", "filename": "a.pdf"}},
+            ]},
+        ]))
+        .unwrap();
+        let mut messages = Vec::new();
+        append(&chat, &mut messages).unwrap();
+        let parts = messages[0].parts();
+        assert_eq!(messages[0].content(), "What is it?");
+        assert_eq!(
+            parts[1],
+            content::Part::image(Source::base64("image/png", "iVBO"))
+        );
+        assert_eq!(
+            parts[2],
+            content::Part::image(Source::url("https://x/a.jpg"))
+        );
+        let pdf = Source::base64("application/pdf", "JVBE");
+        assert_eq!(parts[3], content::Part::file(pdf, Some("a.pdf".into())));
+
+        let audio: Vec<ChatMessage> = serde_json::from_value(serde_json::json!([
+            {"role": "user", "content": [{"type": "input_audio", "input_audio": {}}]},
+        ]))
+        .unwrap();
+        let refused = append(&audio, &mut Vec::new()).unwrap_err();
+        assert!(
+            refused.message().contains("`input_audio`"),
+            "{}",
+            refused.message()
+        );
+    }
 }

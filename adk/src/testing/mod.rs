@@ -45,6 +45,7 @@ use tower::{BoxError, Service};
 
 pub use self::store::{CHECK_STORE_EXPIRY, check_store};
 pub use self::tools::{chunk_tool, echo_tool, failing_tool, panicking_tool, sleep_tool, text_tool};
+use crate::content::{Content, Part};
 use crate::message::Message;
 use crate::message::SmolStr;
 use crate::message::ToolCall;
@@ -55,6 +56,7 @@ use crate::model::ModelResponse;
 /// One scripted answer of a [`ScriptedModel`].
 #[derive(Debug, Clone)]
 pub struct Turn {
+    parts: Vec<Part>,
     chunks: Vec<String>,
     calls: Vec<ToolCall>,
     streamed: bool,
@@ -66,6 +68,7 @@ pub struct Turn {
 impl Turn {
     fn empty() -> Self {
         Turn {
+            parts: Vec::new(),
             chunks: Vec::new(),
             calls: Vec::new(),
             streamed: false,
@@ -140,6 +143,22 @@ impl Turn {
         self
     }
 
+    /// Adds a part before the text: a [`Part::Reasoning`] streams as
+    /// [`ModelDelta::Reasoning`], any other part as [`ModelDelta::Part`].
+    ///
+    /// ```
+    /// use tower_adk::content::{Part, Reasoning};
+    /// use tower_adk::testing::Turn;
+    ///
+    /// let thinking = Reasoning::new("anthropic", "Weigh it.").with_data("signature", "c2ln");
+    /// let turn = Turn::text("42").with_part(Part::Reasoning(thinking));
+    /// # let _ = turn;
+    /// ```
+    pub fn with_part(mut self, part: Part) -> Self {
+        self.parts.push(part);
+        self
+    }
+
     /// Adds text before the tool calls.
     pub fn with_text(mut self, text: impl Into<String>) -> Self {
         self.chunks.push(text.into());
@@ -176,10 +195,26 @@ impl Turn {
             if let Some(delay) = delay {
                 tokio::time::sleep(delay).await;
             }
-            let message = Message::assistant_with_calls(self.chunks.concat(), self.calls);
+            let text = self.chunks.concat();
+            let content = if self.parts.is_empty() {
+                Content::from(text)
+            } else {
+                let mut content = Content::from(self.parts);
+                if !text.is_empty() {
+                    content.push(Part::text(text));
+                }
+                content
+            };
+            let message = Message::assistant_with_calls(content, self.calls);
             return Ok(ModelResponse::message(message));
         }
-        let text = self.chunks.into_iter().map(|c| Ok(ModelDelta::Text(c)));
+        let parts = self.parts.into_iter().map(|part| {
+            Ok(match part {
+                Part::Reasoning(reasoning) => ModelDelta::Reasoning(reasoning),
+                part => ModelDelta::Part(part),
+            })
+        });
+        let text = parts.chain(self.chunks.into_iter().map(|c| Ok(ModelDelta::Text(c))));
         let calls = self
             .calls
             .into_iter()

@@ -12,15 +12,20 @@ use serde_json::Value;
 use tower::BoxError;
 
 use super::ToolReport;
+use crate::content::Part;
 use crate::message::Message;
 
-/// The whole result of an invoked tool: the text the model sees, and whether the call
-/// ends the run.
+/// The whole result of an invoked tool: the text the model sees, what else it sees (an
+/// image, a file), and whether the call ends the run.
 #[derive(Debug, Clone, PartialEq, Default)]
 #[non_exhaustive]
 pub struct ToolOutput {
     /// The output text.
     pub content: String,
+    /// Parts the model sees after the text: an image or a file the tool returned (see
+    /// [`content`](crate::content)). A provider that cannot send them in a tool result
+    /// tells the model what they were.
+    pub parts: Vec<Part>,
     /// Set when this call ends the run once the turn's calls are done; see [`Finish`].
     pub finish: Option<Finish>,
 }
@@ -49,8 +54,24 @@ impl ToolOutput {
     pub fn new(content: impl Into<String>) -> Self {
         ToolOutput {
             content: content.into(),
+            parts: Vec::new(),
             finish: None,
         }
+    }
+
+    /// Adds a part the model sees after the text, e.g. an image.
+    ///
+    /// ```
+    /// use tower_adk::ToolOutput;
+    /// use tower_adk::content::{Part, Source};
+    ///
+    /// let chart = ToolOutput::new("The chart:").with_part(Part::image(Source::base64("image/png", "iVBORw0KGgo=")));
+    /// assert_eq!(chart.parts.len(), 1);
+    /// ```
+    #[must_use]
+    pub fn with_part(mut self, part: Part) -> Self {
+        self.parts.push(part);
+        self
     }
 
     /// Makes this call end the run, as `finish` says, once the turn's calls are done.
@@ -280,10 +301,16 @@ impl ToolResponse {
                     report.set_unread();
                 }
                 let mut content: String = stream.try_collect::<Vec<String>>().await?.concat();
-                if let Some(result) = report.and_then(|r| r.take_result()) {
-                    content = result;
+                let mut parts = Vec::new();
+                if let Some(report) = report {
+                    content = report.take_result().unwrap_or(content);
+                    parts = report.take_parts();
                 }
-                Ok(ToolOutput { content, finish })
+                Ok(ToolOutput {
+                    content,
+                    parts,
+                    finish,
+                })
             }
         }
     }

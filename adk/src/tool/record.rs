@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{Finish, ToolError};
+use crate::content::{Content, Part};
 use crate::message::{Message, SmolStr, ToolCall};
 
 /// The record of one tool execution.
@@ -20,6 +21,9 @@ pub struct ToolRecord {
     pub arguments: SmolStr,
     /// What the model saw: the output, or the description of the failure.
     pub content: String,
+    /// What else the model saw after the text: an image or a file the tool returned.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Part>,
     /// The failure, if the call failed.
     pub error: Option<ToolError>,
     /// How long the call took, from its start to its last chunk.
@@ -39,6 +43,7 @@ impl ToolRecord {
             name: call.name.clone(),
             arguments: call.arguments.clone(),
             content: content.into(),
+            parts: Vec::new(),
             error: None,
             latency: Duration::ZERO,
             finish: None,
@@ -66,12 +71,16 @@ impl ToolRecord {
         self.error.is_none()
     }
 
-    /// The tool result message for the history.
+    /// The tool result message for the history: the text, then the parts.
     pub(crate) fn to_message(&self) -> Message {
+        let mut content = Content::from(&self.content);
+        for part in &self.parts {
+            content.push(part.clone());
+        }
         if self.error.is_some() {
-            Message::tool_error(self.call_id.clone(), self.name.clone(), &self.content)
+            Message::tool_error(self.call_id.clone(), self.name.clone(), content)
         } else {
-            Message::tool(self.call_id.clone(), self.name.clone(), &self.content)
+            Message::tool(self.call_id.clone(), self.name.clone(), content)
         }
     }
 }

@@ -9,6 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::content::Part;
+
 /// A typed event that a streaming tool reports to its run's caller, as
 /// [`AgentEvent::ToolEvent`](crate::AgentEvent::ToolEvent): progress a UI shows, or the
 /// events of an agent that the tool runs
@@ -73,6 +75,8 @@ impl fmt::Debug for ToolEvent {
 /// - [`result`](ToolReport::result) sets what the model reads as the call's result, in
 ///   place of the chunks joined: a tool can stream its progress to the caller and answer
 ///   the model with a summary.
+/// - [`part`](ToolReport::part) adds a part the model sees after that text: an image or
+///   a file the tool made.
 ///
 /// Clones share the same report.
 #[derive(Clone, Default)]
@@ -82,6 +86,7 @@ pub struct ToolReport(Arc<Mutex<Reported>>);
 struct Reported {
     events: VecDeque<ToolEvent>,
     result: Option<String>,
+    parts: Vec<Part>,
     /// No one reads the events (the run is awaited for its result, or the call is
     /// joined whole).
     unread: bool,
@@ -101,6 +106,12 @@ impl ToolReport {
     /// Sets the call's result, as the model reads it.
     pub fn result(&self, result: impl Into<String>) {
         self.lock().result = Some(result.into());
+    }
+
+    /// Adds a part the model sees after the call's text: an image or a file (see
+    /// [`ToolOutput::parts`](super::ToolOutput::parts)).
+    pub fn part(&self, part: Part) {
+        self.lock().parts.push(part);
     }
 
     /// Whether the events are read: `false` once the run that streams the call is only
@@ -125,6 +136,11 @@ impl ToolReport {
     /// The result, if one was set.
     pub(crate) fn take_result(&self) -> Option<String> {
         self.lock().result.take()
+    }
+
+    /// The parts the tool added.
+    pub(crate) fn take_parts(&self) -> Vec<Part> {
+        std::mem::take(&mut self.lock().parts)
     }
 
     /// (Plain data: a panic while it was held leaves it valid.)

@@ -66,10 +66,16 @@ pub(crate) async fn drain(
         while let Some(chunk) = stream.next().await {
             content.push_str(&chunk?);
         }
-        if let Some(result) = report.and_then(|r| r.take_result()) {
-            content = result;
+        let mut parts = Vec::new();
+        if let Some(report) = report {
+            content = report.take_result().unwrap_or(content);
+            parts = report.take_parts();
         }
-        return Ok(ToolOutput { content, finish });
+        return Ok(ToolOutput {
+            content,
+            parts,
+            finish,
+        });
     };
     let gone = || BoxError::from("the reader of the streamed call went away");
     sink.send(Signal::Started(finish.clone(), report))
@@ -80,6 +86,7 @@ pub(crate) async fn drain(
     }
     Ok(ToolOutput {
         content: String::new(),
+        parts: Vec::new(),
         finish,
     })
 }

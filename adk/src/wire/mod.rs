@@ -8,6 +8,7 @@
 //! |---|---|---|
 //! | `run_started` | the server, first | `run_id`, `agent`, `thread` (when on one) |
 //! | `text_delta` | [`AgentEvent::TextDelta`] | `text` |
+//! | `reasoning_delta` | [`AgentEvent::ReasoningDelta`] | `text` |
 //! | `message` | [`AgentEvent::Message`] | `message` (a [`Message`], tagged by `role`) |
 //! | `filler` | [`AgentEvent::Filler`] | `text` |
 //! | `tool_call_started` | [`AgentEvent::ToolCallStarted`] | `call_id`, `name` |
@@ -89,6 +90,12 @@ pub enum WireEvent {
         /// The text.
         text: String,
     },
+    /// Text of the model's reasoning, as it streams (a reader that does not show it
+    /// skips it; the reply's message has the whole reasoning in its parts).
+    ReasoningDelta {
+        /// The text.
+        text: String,
+    },
     /// The model's whole reply for one turn.
     Message {
         /// The reply.
@@ -152,6 +159,7 @@ impl WireEvent {
         match self {
             WireEvent::RunStarted { .. } => "run_started",
             WireEvent::TextDelta { .. } => "text_delta",
+            WireEvent::ReasoningDelta { .. } => "reasoning_delta",
             WireEvent::Message { .. } => "message",
             WireEvent::Filler { .. } => "filler",
             WireEvent::ToolCallStarted { .. } => "tool_call_started",
@@ -175,6 +183,7 @@ impl From<&AgentEvent> for WireEvent {
     fn from(event: &AgentEvent) -> Self {
         match event {
             AgentEvent::TextDelta(text) => WireEvent::TextDelta { text: text.clone() },
+            AgentEvent::ReasoningDelta(text) => WireEvent::ReasoningDelta { text: text.clone() },
             AgentEvent::Message(message) => WireEvent::Message {
                 message: message.clone(),
             },

@@ -182,6 +182,10 @@ impl Handler for ToolResultOffload {
             if content.starts_with("[offloaded: ") || content.starts_with("[cleared: ") {
                 continue;
             }
+            // An image or a file a tool returned is the model's to see: only text goes.
+            if !content.is_text() {
+                continue;
+            }
             // A token is at least a byte: a short text need not be counted.
             if content.len() <= self.min_tokens {
                 continue;
@@ -191,7 +195,10 @@ impl Handler for ToolResultOffload {
                 continue;
             }
             if self.store {
-                offloaded.insert(call_id.to_string(), Value::String(content.clone()));
+                offloaded.insert(
+                    call_id.to_string(),
+                    Value::String(content.all_text().into()),
+                );
             }
             edits.push((at, self.reference(call_id, name, tokens)));
         }
@@ -201,7 +208,7 @@ impl Handler for ToolResultOffload {
         let messages = history.messages.to_mut();
         for (at, reference) in edits {
             if let Message::Tool { content, .. } = &mut messages[at] {
-                *content = reference;
+                *content = reference.into();
             }
         }
         if !offloaded.is_empty() {

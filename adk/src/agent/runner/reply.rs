@@ -72,6 +72,12 @@ impl Runner {
                 streaming.reply.push_text(&text);
                 Ok(Some(AgentEvent::TextDelta(text)).filter(|_| self.audience.listening()))
             }
+            Some(Ok(ModelDelta::Reasoning(piece))) => {
+                let listening = self.audience.listening() && !piece.text.is_empty();
+                let event = listening.then(|| AgentEvent::ReasoningDelta(piece.text.clone()));
+                streaming.reply.push(ModelDelta::Reasoning(piece));
+                Ok(event)
+            }
             Some(Ok(delta)) => {
                 streaming.reply.push(delta);
                 Ok(None)

@@ -4,9 +4,8 @@ use std::fmt::Write as _;
 
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, ResourceContents};
 
-use crate::tool::ToolError;
-use crate::tool::ToolErrorKind;
-use crate::tool::ToolOutput;
+use crate::content::{Part, Source};
+use crate::tool::{ToolError, ToolErrorKind, ToolOutput};
 
 /// The result as a tool output, or, if the server flagged it with `isError`, as a tool
 /// error of kind [`Failed`](ToolErrorKind::Failed) carrying the server's text.
@@ -20,13 +19,38 @@ pub(crate) fn into_output(result: CallToolResult) -> Result<ToolOutput, ToolErro
         };
         return Err(ToolError::new(ToolErrorKind::Failed, message));
     }
-    Ok(ToolOutput::new(text))
+    let parts = result.content.iter().filter_map(part_of);
+    Ok(parts.fold(ToolOutput::new(text), ToolOutput::with_part))
 }
 
-/// The text of a result: its content blocks, one per line, with what a text-only model
-/// cannot read (images, audio, binary resources) named in brackets; the structured
-/// content as JSON when there are no content blocks (the spec asks servers to send it as
-/// text too, so then the text is used).
+/// An image, or a binary resource, as a part the model sees: a file named by its URI.
+fn part_of(block: &ContentBlock) -> Option<Part> {
+    match block {
+        ContentBlock::Image(image) => Some(Part::image(Source::base64(
+            image.mime_type.as_str(),
+            image.data.as_str(),
+        ))),
+        ContentBlock::Resource(embedded) => match &embedded.resource {
+            ResourceContents::BlobResourceContents {
+                uri,
+                mime_type,
+                blob,
+                ..
+            } => {
+                let media_type = mime_type.as_deref().unwrap_or("application/octet-stream");
+                let source = Source::base64(media_type, blob.as_str());
+                Some(Part::file(source, Some(uri.clone())))
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The text of a result: its text blocks and text resources, one per line, with what
+/// comes as a part (an image, a binary resource) or cannot be read (audio) named in
+/// brackets in its place; the structured content as JSON when there are no content
+/// blocks (the spec asks servers to send it as text too, so then the text is used).
 fn text_of(result: &CallToolResult) -> String {
     if result.content.is_empty() {
         return match &result.structured_content {
@@ -42,7 +66,7 @@ fn text_of(result: &CallToolResult) -> String {
         // Writing to a String cannot fail.
         let _ = match block {
             ContentBlock::Text(t) => write!(text, "{}", t.text),
-            ContentBlock::Image(image) => write!(text, "[image: {}]", image.mime_type),
+            ContentBlock::Image(image) => write!(text, "[image: {}, below]", image.mime_type),
             ContentBlock::Audio(audio) => write!(text, "[audio: {}]", audio.mime_type),
             ContentBlock::Resource(embedded) => match &embedded.resource {
                 ResourceContents::TextResourceContents { text: body, .. } => {
@@ -50,7 +74,7 @@ fn text_of(result: &CallToolResult) -> String {
                 }
                 ResourceContents::BlobResourceContents { uri, mime_type, .. } => write!(
                     text,
-                    "[resource {uri}: {}]",
+                    "[resource {uri}: {}, below]",
                     mime_type.as_deref().unwrap_or("binary")
                 ),
                 _ => write!(text, "[resource]"),
@@ -102,9 +126,14 @@ mod tests {
             {"type": "resource", "resource": {"uri": "file:///a", "text": "inside"}},
             {"type": "resource_link", "uri": "file:///b", "name": "b"},
         ]})));
+        let output = output.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            output.map(|o| o.content).ok(),
-            Some("before\n[image: image/png]\ninside\n[resource link: b <file:///b>]".to_owned())
+            output.content,
+            "before\n[image: image/png, below]\ninside\n[resource link: b <file:///b>]"
+        );
+        assert_eq!(
+            output.parts,
+            [Part::image(Source::base64("image/png", "aGk="))]
         );
     }
 

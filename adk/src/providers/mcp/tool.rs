@@ -24,7 +24,7 @@ use crate::tool::ToolErrorKind;
 use crate::tool::ToolInfo;
 use crate::tool::ToolOutput;
 use crate::tool::ToolRequest;
-use crate::tool::ToolStream;
+use crate::tool::{ToolReport, ToolStream};
 
 /// How long a dropped call may take to tell the server to stop.
 const CANCEL_NOTICE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -100,6 +100,8 @@ impl Service<ToolRequest> for McpStream {
 
     fn call(&mut self, request: ToolRequest) -> Self::Future {
         let call = self.0.clone();
+        let report = ToolReport::new();
+        let reported = report.clone();
         // Lazy: nothing is sent until the stream is polled.
         let chunks = async_stream::try_stream! {
             let (session, handle) = call.send(request.arguments).await?;
@@ -123,11 +125,16 @@ impl Service<ToolRequest> for McpStream {
                 yield chunk;
             }
             let output = call.answer(&session, answer)?;
+            // The images and files the tool returned reach the model after the text.
+            for part in output.parts {
+                reported.part(part);
+            }
             if !output.content.is_empty() {
                 yield output.content;
             }
         };
-        std::future::ready(Ok(ToolStream::new::<_, String, BoxError>(chunks)))
+        let stream = ToolStream::new::<_, String, BoxError>(chunks).reporting(report);
+        std::future::ready(Ok(stream))
     }
 }
 

@@ -1,11 +1,14 @@
 //! The JSON of chat completions: the request body we send, the reply and stream chunks
 //! we read.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::Shared;
 use super::error::OpenAiError;
+use crate::content::{Content, Part, Source};
 use crate::message::Message;
 use crate::model::MessageAccumulator;
 use crate::model::ModelDelta;
@@ -50,19 +53,48 @@ enum WireMessage<'a> {
         content: &'a str,
     },
     User {
-        content: &'a str,
+        content: WireContent<'a>,
     },
     /// `content` is always a string, `""` when the model only called tools: some servers
     /// (llama.cpp's) reject `null`.
     Assistant {
-        content: &'a str,
+        content: Cow<'a, str>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         tool_calls: Vec<WireCall<'a>>,
     },
     Tool {
         tool_call_id: &'a str,
-        content: &'a str,
+        content: Cow<'a, str>,
     },
+}
+
+/// A user message's content: a string, or parts (text, images, files).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum WireContent<'a> {
+    Text(&'a str),
+    Parts(Vec<WirePart<'a>>),
+}
+
+/// One part of a user message, in OpenAI's shape.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum WirePart<'a> {
+    Text { text: Cow<'a, str> },
+    ImageUrl { image_url: WireUrl },
+    File { file: WireFile<'a> },
+}
+
+#[derive(Serialize)]
+struct WireUrl {
+    url: String,
+}
+
+#[derive(Serialize)]
+struct WireFile<'a> {
+    file_data: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    filename: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -83,12 +115,19 @@ impl<'a> WireMessage<'a> {
     fn new(message: &'a Message) -> Self {
         match message {
             Message::System { content } => WireMessage::System { content },
-            Message::User { content } => WireMessage::User { content },
+            Message::User { content } => WireMessage::User {
+                content: match content {
+                    Content::Text(text) => WireContent::Text(text),
+                    Content::Parts(parts) => WireContent::Parts(parts.iter().map(part).collect()),
+                },
+            },
             Message::Assistant {
                 content,
                 tool_calls,
             } => WireMessage::Assistant {
-                content,
+                // The chat format carries an assistant's text only: its reasoning (of
+                // whichever provider) stays out, what else it made is named.
+                content: text_with_placeholders(content, |p| matches!(p, Part::Reasoning(_))),
                 tool_calls: tool_calls
                     .iter()
                     .map(|call| WireCall {
@@ -111,8 +150,109 @@ impl<'a> WireMessage<'a> {
                 call_id, content, ..
             } => WireMessage::Tool {
                 tool_call_id: call_id,
-                content,
+                // A tool result carries text only; its images and files follow in a user
+                // message (see `messages`), and the text says so.
+                content: text_with_placeholders(content, |_| false),
             },
+        }
+    }
+}
+
+/// The messages of a request: each in OpenAI's shape, and after the tool results of a
+/// turn that returned images or files, one user message that shows them to the model.
+fn messages(history: &[Message]) -> Vec<WireMessage<'_>> {
+    let mut out = Vec::with_capacity(history.len());
+    let mut media: Vec<WirePart<'_>> = Vec::new();
+    for (at, message) in history.iter().enumerate() {
+        out.push(WireMessage::new(message));
+        if let Message::Tool { content, .. } = message {
+            let parts = content.parts();
+            let shown = parts
+                .iter()
+                .filter(|p| matches!(p, Part::Image(_) | Part::File { .. }));
+            media.extend(shown.map(owned_part));
+            let last_result = !matches!(history.get(at + 1), Some(Message::Tool { .. }));
+            if last_result && !media.is_empty() {
+                let intro = "The images and files the tool results above returned:";
+                let mut content = vec![WirePart::Text { text: intro.into() }];
+                content.append(&mut media);
+                out.push(WireMessage::User {
+                    content: WireContent::Parts(content),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A part of a user message.
+fn part(part: &Part) -> WirePart<'_> {
+    match part {
+        Part::Text { text } => WirePart::Text { text: text.into() },
+        Part::Image(source) => WirePart::ImageUrl {
+            image_url: WireUrl {
+                url: url_of(source),
+            },
+        },
+        Part::File { source, name } => match source {
+            Source::Base64 { .. } => WirePart::File {
+                file: WireFile {
+                    file_data: url_of(source),
+                    filename: name.as_deref(),
+                },
+            },
+            // The chat format takes files inline only: the model is told where it is.
+            Source::Url { url, .. } => WirePart::Text {
+                text: format!("[a file at {url}]").into(),
+            },
+        },
+        other => WirePart::Text {
+            text: other.placeholder().unwrap_or_default().into(),
+        },
+    }
+}
+
+/// A part of a user message, owning what it borrowed (for a message made here).
+fn owned_part(part: &Part) -> WirePart<'static> {
+    match self::part(part) {
+        WirePart::Text { text } => WirePart::Text {
+            text: Cow::Owned(text.into_owned()),
+        },
+        WirePart::ImageUrl { image_url } => WirePart::ImageUrl { image_url },
+        WirePart::File { file } => WirePart::File {
+            file: WireFile {
+                file_data: file.file_data,
+                filename: None,
+            },
+        },
+    }
+}
+
+/// A URL for a source: its own, or a `data:` URL of its bytes.
+fn url_of(source: &Source) -> String {
+    match source {
+        Source::Url { url, .. } => url.clone(),
+        Source::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),
+    }
+}
+
+/// The text of a content, with a placeholder for each part the text cannot carry (but
+/// those `skip` leaves out).
+fn text_with_placeholders(content: &Content, skip: impl Fn(&Part) -> bool) -> Cow<'_, str> {
+    match content {
+        Content::Text(text) => Cow::Borrowed(text),
+        Content::Parts(parts) => {
+            let pieces: Vec<Cow<'_, str>> = (parts.iter().filter(|p| !skip(p)))
+                .map(|p| match p {
+                    Part::Text { text } => Cow::Borrowed(text.as_str()),
+                    other => Cow::Owned(other.placeholder().unwrap_or_default()),
+                })
+                .collect();
+            match pieces.len() {
+                0 => Cow::Borrowed(""),
+                1 => pieces.into_iter().next().unwrap_or_default(),
+                _ => Cow::Owned(pieces.join("\n")),
+            }
         }
     }
 }
@@ -135,7 +275,7 @@ pub(super) fn request_body(shared: &Shared, request: &ModelRequest) -> Value {
     };
     let body = ChatRequest {
         model: &shared.model,
-        messages: request.messages.iter().map(WireMessage::new).collect(),
+        messages: messages(&request.messages),
         tools: request
             .tools
             .iter()
@@ -326,6 +466,53 @@ mod tests {
         );
         request.tools = Arc::from([Arc::new(ToolInfo::new("weather", "The weather"))]);
         request
+    }
+
+    #[test]
+    fn images_and_files_go_in_openai_parts_and_other_providers_reasoning_stays_out() {
+        use crate::content::{Content, Part, Reasoning, Source};
+        let photo = Part::image(Source::base64("image/png", "iVBO"));
+        let pdf = Part::file(
+            Source::base64("application/pdf", "JVBE"),
+            Some("a.pdf".into()),
+        );
+        let question = Content::from(vec![Part::text("What is this?"), photo.clone(), pdf]);
+        let thinking =
+            Part::Reasoning(Reasoning::new("anthropic", "hmm").with_data("signature", "c2ln"));
+        let reply = Content::from(vec![thinking, Part::text("Let me chart it.")]);
+        let chart = Content::from(vec![Part::text("the chart:"), photo]);
+        let request = ModelRequest::new(
+            vec![
+                Message::user(question),
+                Message::assistant_with_calls(reply, vec![ToolCall::raw("c1", "chart", "{}")]),
+                Message::tool("c1", "chart", chart),
+            ]
+            .into(),
+        );
+        let body = request_body(&model().shared, &request);
+        let messages = body["messages"].as_array().unwrap();
+        assert_eq!(
+            messages[0]["content"],
+            json!([
+                {"type": "text", "text": "What is this?"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}},
+                {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBE", "filename": "a.pdf"}},
+            ])
+        );
+        // The reasoning of another provider is not sent; no signature leaves.
+        assert_eq!(messages[1]["content"], "Let me chart it.");
+        assert!(!body.to_string().contains("c2ln"));
+        // The tool's image reaches the model in a user message after the results.
+        assert_eq!(
+            messages[2]["content"],
+            "the chart:\n[an image: image/png, 4 base64 bytes]"
+        );
+        assert_eq!(messages[3]["role"], "user");
+        assert_eq!(
+            messages[3]["content"][1],
+            json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}})
+        );
+        assert_eq!(messages.len(), 4);
     }
 
     #[test]
