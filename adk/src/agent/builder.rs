@@ -18,7 +18,7 @@ use crate::auth::{Authorize, KeptTypes, SharedAuthorize};
 use crate::checkpoint::{CheckpointStore, MemoryStore};
 use crate::config::AgentConfig;
 use crate::error::BuildError;
-use crate::model::{ModelOptions, ModelRequest, ModelResponse, SharedModel};
+use crate::model::{ModelOptions, ModelRequest, ModelResponse, Prices, SharedModel};
 use crate::tool::{Tool, ToolSet};
 
 impl Agent {
@@ -43,6 +43,7 @@ impl Agent {
             on_tool_failure: ToolFailurePolicy::default(),
             run_timeout: None,
             filler_messages: true,
+            prices: None,
             tool_sets: Vec::new(),
             recompile_every_run: false,
             name: Arc::from(DEFAULT_NAME),
@@ -64,6 +65,7 @@ pub struct AgentBuilder {
     on_tool_failure: ToolFailurePolicy,
     run_timeout: Option<Duration>,
     filler_messages: bool,
+    prices: Option<Arc<Prices>>,
     tool_sets: Vec<ToolSet>,
     recompile_every_run: bool,
     name: Arc<str>,
@@ -163,6 +165,34 @@ impl AgentBuilder {
     /// [`AgentEvent::Filler`](super::AgentEvent::Filler) before the tools run (default: yes).
     pub fn filler_messages(mut self, on: bool) -> Self {
         self.filler_messages = on;
+        self
+    }
+
+    /// Costs every run with this price table: [`AgentResult::cost`](super::AgentResult::cost)
+    /// is what the run's [`usage`](super::AgentResult::usage) cost, model by model.
+    ///
+    /// ```
+    /// use tower_adk::model::{Price, Prices, Usage, ModelResponse};
+    /// use tower_adk::{Agent, AgentRequest, BoxError, Message, ModelRequest};
+    /// use tower::service_fn;
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let model = service_fn(|_: ModelRequest| async {
+    ///     let reply = ModelResponse::message(Message::assistant("Hi!"));
+    ///     Ok::<_, BoxError>(reply.with_usage(Some("small".into()), Usage::new(2_000, 500, 2_500)))
+    /// });
+    /// let agent = Agent::builder(model)
+    ///     .prices(Prices::new().with("small", Price::per_million(1.0, 4.0)))
+    ///     .build()?;
+    ///
+    /// let result = agent.run(AgentRequest::user("hello")).await?;
+    /// assert_eq!(result.usage.total.prompt_tokens, 2_000);
+    /// assert!((result.cost.unwrap().usd - 0.004).abs() < 1e-12);
+    /// # Ok::<_, BoxError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn prices(mut self, prices: Prices) -> Self {
+        self.prices = Some(Arc::new(prices));
         self
     }
 
@@ -272,6 +302,7 @@ impl AgentBuilder {
                 on_tool_failure: self.on_tool_failure,
                 run_timeout: self.run_timeout,
                 filler_messages: self.filler_messages,
+                prices: self.prices,
                 variants: Variants::new(self.recompile_every_run),
                 name: self.name,
                 store: self.store.unwrap_or_else(|| Arc::new(MemoryStore::new())),

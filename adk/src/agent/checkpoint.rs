@@ -9,6 +9,7 @@ use crate::auth::{Decided, Principal};
 use crate::checkpoint::{CheckpointError, FORMAT};
 use crate::interrupt::{Decisions, PendingInterrupt};
 use crate::message::Messages;
+use crate::model::UsageTotals;
 
 use super::run::Run;
 
@@ -65,9 +66,21 @@ pub struct Checkpoint {
     /// the thread's audit trail, which each record carries on.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub audit: Vec<Decided>,
+    /// What the thread's runs before this one used (this run's own usage is in
+    /// [`run`](Self::run)); see [`thread_usage`](Self::thread_usage).
+    #[serde(default)]
+    pub earlier_usage: UsageTotals,
 }
 
 impl Checkpoint {
+    /// What the thread's runs used, up to this record: the earlier runs' and this one's
+    /// so far.
+    pub fn thread_usage(&self) -> UsageTotals {
+        let mut usage = self.earlier_usage.clone();
+        usage.merge(self.run.usage());
+        usage
+    }
+
     /// The record as bytes.
     pub fn encode(&self) -> Result<Vec<u8>, CheckpointError> {
         serde_json::to_vec(self).map_err(|e| CheckpointError::Corrupt(e.to_string()))

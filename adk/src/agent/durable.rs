@@ -17,6 +17,7 @@ use crate::checkpoint::{CheckpointError, CheckpointId, CheckpointStore, FORMAT, 
 use crate::context::Locals;
 use crate::interrupt::{Decisions, PendingInterrupt};
 use crate::message::{Message, Messages};
+use crate::model::UsageTotals;
 
 /// The durable side of a run: its thread, where the thread's head is, and the
 /// interrupts it raised or resumes from. (Boxed in the loop: most runs have none.)
@@ -47,6 +48,8 @@ pub(super) struct Durable {
     owner: Principal,
     /// The thread's audit trail: every decision made on its runs.
     audit: Vec<Decided>,
+    /// What the thread's runs before this one used.
+    earlier_usage: UsageTotals,
 }
 
 /// A record as it is written: [`Checkpoint`]'s fields, borrowed.
@@ -64,6 +67,12 @@ struct RecordRef<'a> {
     decisions: &'a Decisions,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     audit: &'a [Decided],
+    #[serde(skip_serializing_if = "unused")]
+    earlier_usage: &'a UsageTotals,
+}
+
+fn unused(usage: &&UsageTotals) -> bool {
+    usage.calls == 0
 }
 
 impl Durable {
@@ -91,6 +100,7 @@ impl Durable {
             last: None,
             owner,
             audit: Vec::new(),
+            earlier_usage: UsageTotals::default(),
         }
     }
 
@@ -105,12 +115,14 @@ impl Durable {
             plan,
             owner,
             audit,
+            earlier_usage,
         } = taken;
         let thread = id.thread.clone();
         let mut durable = Durable::new(store, thread, owner, Some(id.version), run_id, base);
         durable.resumed = plan;
         durable.last = Some(id);
         durable.audit = audit;
+        durable.earlier_usage = earlier_usage;
         durable
     }
 
@@ -156,9 +168,11 @@ impl Durable {
             }
             _ => {
                 let values = checkpoint.run.context().thread_values().clone();
+                let earlier_usage = checkpoint.thread_usage();
                 let (owner, base, head) = (checkpoint.owner, checkpoint.base, Some(head.version));
                 let mut durable = Durable::new(store, thread, owner, head, run_id, base);
                 durable.audit = checkpoint.audit;
+                durable.earlier_usage = earlier_usage;
                 Ok((durable, values))
             }
         }
@@ -331,6 +345,7 @@ impl Durable {
             interrupts,
             decisions,
             audit: &self.audit,
+            earlier_usage: &self.earlier_usage,
         };
         let bytes =
             serde_json::to_vec(&record).map_err(|e| CheckpointError::Corrupt(e.to_string()))?;

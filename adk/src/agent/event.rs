@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::result::AgentResult;
 use crate::interrupt::PendingInterrupt;
 use crate::message::Message;
+use crate::model::Usage;
 use crate::tool::{ToolEvent, ToolRecord};
 
 /// Something that happened during a run, in order.
@@ -20,6 +21,14 @@ pub enum AgentEvent {
     /// [`Message`](AgentEvent::Message) keeps the whole reasoning, with the provider's
     /// data, in its parts.
     ReasoningDelta(String),
+    /// What one model call used, as it reported it (usually at the end of its reply),
+    /// and the model that answered, when it said.
+    Usage {
+        /// The model that answered.
+        model: Option<String>,
+        /// What the call used.
+        usage: Usage,
+    },
     /// The model's whole reply for one turn, as rewritten by the `after_model` hooks: the
     /// message the loop routes on.
     Message(Message),

@@ -100,7 +100,7 @@ use crate::auth::{Access, Action, Identity, KeptTypes, SharedAuthorize};
 use crate::checkpoint::{CheckpointError, CheckpointId, CheckpointStore, ThreadEntry};
 pub use crate::config::{AgentConfig, DefaultExecutor, ToolBatch, ToolExecutor};
 use crate::handler::{Chain, Hook};
-use crate::model::{ModelOptions, SharedModel};
+use crate::model::{ModelOptions, Prices, SharedModel};
 use crate::tool::ToolInfo;
 
 /// The name of an agent that was not given one.
@@ -136,6 +136,8 @@ struct AgentInner {
     authorize: SharedAuthorize,
     /// The identity types a run keeps with it.
     kept: KeptTypes,
+    /// The price table runs and threads are costed with.
+    prices: Option<Arc<Prices>>,
 }
 
 impl Agent {
@@ -147,6 +149,12 @@ impl Agent {
     /// The agent's name: the first part of its interrupts' ids.
     pub fn name(&self) -> &str {
         &self.inner.name
+    }
+
+    /// The price table the agent costs its runs with, if it has one (see
+    /// [`AgentBuilder::prices`]).
+    pub fn prices(&self) -> Option<&Prices> {
+        self.inner.prices.as_deref()
     }
 
     /// The store the agent's checkpoints go to.

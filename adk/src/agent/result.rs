@@ -7,6 +7,7 @@ use crate::checkpoint::CheckpointId;
 use crate::context::Locals;
 use crate::interrupt::PendingInterrupt;
 use crate::message::{Message, Messages};
+use crate::model::{Cost, UsageTotals};
 use crate::tool::ToolRecord;
 
 /// How a run that did not fail ended.
@@ -53,6 +54,12 @@ pub struct AgentResult {
     /// the model service itself, before it was given to the agent, is inside that one
     /// call.)
     pub model_calls: usize,
+    /// What the run's model calls used, as the models reported it (calls whose model
+    /// reports nothing add nothing): in all, and model by model.
+    pub usage: UsageTotals,
+    /// What that cost, when the agent has a price table
+    /// ([`AgentBuilder::prices`](super::AgentBuilder::prices)).
+    pub cost: Option<Cost>,
     /// The run-local values at the end of the run (e.g. filled slots).
     pub locals: Locals,
     /// The interrupts that wait for decisions, when the run is

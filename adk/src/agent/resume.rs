@@ -34,6 +34,7 @@ use crate::config::AgentConfig;
 use crate::interrupt::{CallAnswers, Decision, Decisions, HookAnswer, InterruptAddress};
 use crate::interrupt::{PendingInterrupt, Resumed};
 use crate::message::{Message, Messages, ToolCall};
+use crate::model::UsageTotals;
 use crate::tool::{ToolError, ToolRecord};
 
 /// A resume, read and checked: the checkpoint it takes the run up from, and the
@@ -178,6 +179,7 @@ impl Resume {
             },
             owner: checkpoint.owner,
             audit,
+            earlier_usage: checkpoint.earlier_usage,
         };
         (run, taken)
     }
@@ -197,6 +199,8 @@ pub(super) struct TakenUp {
     pub(super) owner: Principal,
     /// The thread's audit trail, with this resume's decisions.
     pub(super) audit: Vec<Decided>,
+    /// What the thread's runs before this one used.
+    pub(super) earlier_usage: UsageTotals,
 }
 
 /// A store's failure while a resume reads its checkpoint.

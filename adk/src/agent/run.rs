@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::result::{AgentResult, RunStatus};
 use crate::context::{History, RunContext};
 use crate::message::{Message, Messages, ToolCall};
+use crate::model::{Usage, UsageTotals};
 use crate::tool::ToolRecord;
 
 /// Where a run stands: the step it takes next.
@@ -77,6 +78,13 @@ pub struct Run {
     status: RunStatus,
     /// How many times the model service was called, in the steps finished so far.
     model_calls: usize,
+    /// What the model calls so far used, as they reported it.
+    #[serde(default, skip_serializing_if = "is_unused")]
+    usage: UsageTotals,
+}
+
+fn is_unused(usage: &UsageTotals) -> bool {
+    usage.calls == 0
 }
 
 /// The tool calls of one turn: those of the model's last reply.
@@ -100,6 +108,7 @@ impl Run {
             returned: None,
             status: RunStatus::Completed,
             model_calls: 0,
+            usage: UsageTotals::default(),
         }
     }
 
@@ -229,6 +238,15 @@ impl Run {
         self.model_calls = calls;
     }
 
+    /// What the model calls so far used, as they reported it.
+    pub fn usage(&self) -> &UsageTotals {
+        &self.usage
+    }
+
+    pub(crate) fn add_usage(&mut self, model: Option<&str>, usage: Usage) {
+        self.usage.add(model, usage);
+    }
+
     /// The result of a run that stopped at an interrupt: its history so far, and the
     /// records of the calls that finished (those of the turn that waits included). The
     /// run keeps its data: its checkpoint holds it.
@@ -244,6 +262,8 @@ impl Run {
             tool_records: self.records().cloned().collect(),
             iterations: self.context.iteration(),
             model_calls: self.model_calls,
+            usage: self.usage.clone(),
+            cost: None,
             locals: self.context.locals().clone(),
             interrupts: Vec::new(),
             checkpoint: None,
@@ -270,6 +290,8 @@ impl Run {
             tool_records: records.into_iter().map(Arc::unwrap_or_clone).collect(),
             iterations: self.context.iteration(),
             model_calls: self.model_calls,
+            usage: std::mem::take(&mut self.usage),
+            cost: None,
             locals: std::mem::take(self.context.locals_mut()),
             interrupts: Vec::new(),
             checkpoint: None,

@@ -17,6 +17,7 @@ use crate::agent::RunStatus;
 use crate::context::Locals;
 use crate::message::Message;
 use crate::message::Messages;
+use crate::model::UsageTotals;
 
 /// The final message of a [`Parallel`] run, made from its branches' results.
 type MergeFn = Arc<dyn Fn(&[Branch]) -> Message + Send + Sync>;
@@ -189,6 +190,17 @@ impl Parallel {
                 .collect(),
             iterations: results().map(|r| r.iterations).sum(),
             model_calls: results().map(|r| r.model_calls).sum(),
+            usage: results().fold(UsageTotals::default(), |mut all, r| {
+                all.merge(&r.usage);
+                all
+            }),
+            cost: results()
+                .filter_map(|r| r.cost.clone())
+                .reduce(|mut all, cost| {
+                    all.usd += cost.usd;
+                    all.unpriced.extend(cost.unpriced);
+                    all
+                }),
             locals: Locals::default(),
             interrupts: interrupted
                 .map(|r| r.interrupts.clone())

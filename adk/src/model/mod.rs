@@ -45,7 +45,7 @@ pub use self::error::ModelError;
 pub use self::format::ResponseFormat;
 pub use self::response::{MessageAccumulator, ModelDelta, ModelResponse};
 pub(crate) use self::shared::{CallModel, ModelFuture, SharedModel};
-pub use self::usage::{Usage, UsageMeter};
+pub use self::usage::{Cost, Price, Prices, Usage, UsageMeter, UsageTotals};
 use crate::context::{LocalsGuard, Scope};
 use crate::interrupt::{Decision, HookAnswer};
 use crate::message::Messages;

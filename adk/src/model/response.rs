@@ -9,6 +9,7 @@ use tower::BoxError;
 
 use crate::content::{Content, Part, Reasoning};
 use crate::message::{Message, ToolCall};
+use crate::model::Usage;
 
 /// One piece of a streamed model reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +40,16 @@ pub enum ModelDelta {
     /// A whole part of the reply, in its place among the others: an image the model
     /// made, a whole reasoning block.
     Part(Part),
+    /// What the call used, as the server counted it (usually once, at the end of the
+    /// stream), and the name of the model that answered, when the server said. The loop
+    /// adds it to the run's [`UsageTotals`](super::UsageTotals) and passes it on as
+    /// [`AgentEvent::Usage`](crate::agent::AgentEvent::Usage).
+    Usage {
+        /// The model that answered.
+        model: Option<String>,
+        /// Its usage.
+        usage: Usage,
+    },
 }
 
 impl ModelDelta {
@@ -57,14 +68,52 @@ impl ModelDelta {
 pub struct ModelResponse(Inner);
 
 enum Inner {
-    Message(Message),
+    Message(Message, Option<Box<Metered>>),
     Stream(BoxStream<'static, Result<ModelDelta, BoxError>>),
+}
+
+/// The usage a whole reply reports, and the model that answered.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Metered {
+    pub(crate) model: Option<String>,
+    pub(crate) usage: Usage,
 }
 
 impl ModelResponse {
     /// A reply that is already whole.
     pub fn message(message: Message) -> Self {
-        ModelResponse(Inner::Message(message))
+        ModelResponse(Inner::Message(message, None))
+    }
+
+    /// The reply, reporting what the call used and which model answered: a whole reply
+    /// keeps it, a streamed one ends with a [`ModelDelta::Usage`].
+    ///
+    /// ```
+    /// use futures::StreamExt;
+    /// use tower_adk::model::{ModelDelta, ModelResponse, Usage};
+    /// use tower_adk::Message;
+    ///
+    /// # futures::executor::block_on(async {
+    /// let reply = ModelResponse::message(Message::assistant("hi"))
+    ///     .with_usage(Some("small".into()), Usage::new(3, 1, 4));
+    /// let deltas: Vec<_> = reply.into_stream().collect().await;
+    /// assert!(matches!(
+    ///     deltas.last(),
+    ///     Some(Ok(ModelDelta::Usage { usage, .. })) if usage.total_tokens == 4
+    /// ));
+    /// # });
+    /// ```
+    pub fn with_usage(self, model: Option<String>, usage: Usage) -> Self {
+        match self.0 {
+            Inner::Message(message, _) => ModelResponse(Inner::Message(
+                message,
+                Some(Box::new(Metered { model, usage })),
+            )),
+            Inner::Stream(deltas) => {
+                let end = stream::once(async move { Ok(ModelDelta::Usage { model, usage }) });
+                ModelResponse(Inner::Stream(deltas.chain(end).boxed()))
+            }
+        }
     }
 
     /// A streamed reply.
@@ -93,7 +142,7 @@ impl ModelResponse {
     pub fn into_stream(self) -> BoxStream<'static, Result<ModelDelta, BoxError>> {
         match self.0 {
             Inner::Stream(deltas) => deltas,
-            Inner::Message(message) => {
+            Inner::Message(message, metered) => {
                 let (content, calls) = match message {
                     Message::Assistant {
                         content,
@@ -115,30 +164,38 @@ impl ModelResponse {
                     .into_iter()
                     .enumerate()
                     .map(|(i, c)| ModelDelta::tool_call(i, c));
-                stream::iter(parts.into_iter().chain(calls).map(Ok)).boxed()
+                let usage = metered.map(|m| ModelDelta::Usage {
+                    model: m.model,
+                    usage: m.usage,
+                });
+                stream::iter(parts.into_iter().chain(calls).chain(usage).map(Ok)).boxed()
             }
         }
     }
 
-    /// The reply as one assistant message if it is already whole, else its deltas.
+    /// The reply as one assistant message (and the usage it reports) if it is already
+    /// whole, else its deltas.
+    #[allow(clippy::type_complexity)]
     pub(crate) fn into_whole(
         self,
-    ) -> Result<Message, BoxStream<'static, Result<ModelDelta, BoxError>>> {
+    ) -> Result<(Message, Option<Box<Metered>>), BoxStream<'static, Result<ModelDelta, BoxError>>>
+    {
         match self.0 {
-            Inner::Message(message @ Message::Assistant { .. }) => Ok(message),
-            Inner::Message(other) => Ok(Message::assistant(other.content())),
+            Inner::Message(message @ Message::Assistant { .. }, metered) => Ok((message, metered)),
+            Inner::Message(other, metered) => Ok((Message::assistant(other.content()), metered)),
             Inner::Stream(deltas) => Err(deltas),
         }
     }
 
-    /// Reads the whole reply into one assistant message.
+    /// Reads the whole reply into one assistant message (what it reports it used is
+    /// left out: read [`into_stream`](Self::into_stream) for that).
     ///
     /// # Errors
     ///
     /// The first error of the stream.
     pub async fn into_message(self) -> Result<Message, BoxError> {
         match self.0 {
-            Inner::Message(message) => Ok(message),
+            Inner::Message(message, _) => Ok(message),
             Inner::Stream(mut deltas) => {
                 let mut acc = MessageAccumulator::default();
                 while let Some(delta) = deltas.next().await {
@@ -153,7 +210,11 @@ impl ModelResponse {
 impl fmt::Debug for ModelResponse {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
-            Inner::Message(m) => f.debug_tuple("ModelResponse").field(m).finish(),
+            Inner::Message(m, None) => f.debug_tuple("ModelResponse").field(m).finish(),
+            Inner::Message(m, Some(metered)) => (f.debug_tuple("ModelResponse"))
+                .field(m)
+                .field(&metered.usage)
+                .finish(),
             Inner::Stream(_) => f.debug_tuple("ModelResponse").field(&"<stream>").finish(),
         }
     }
@@ -239,6 +300,7 @@ impl MessageAccumulator {
             ModelDelta::Reasoning(piece) => self.push_reasoning(piece),
             ModelDelta::Part(Part::Text { text }) => self.push_text(&text),
             ModelDelta::Part(part) => self.push_part(part),
+            ModelDelta::Usage { .. } => {}
             ModelDelta::ToolCall {
                 index,
                 id,

@@ -29,7 +29,8 @@ pub(crate) async fn show(
     let (id, checkpoint) = last
         .map_err(ApiError::from)?
         .ok_or_else(|| unknown(&thread))?;
-    Ok(Json(Versioned::new(WireThread::new(&id, &checkpoint))).into_response())
+    let thread = WireThread::new(&id, &checkpoint).priced(agent.prices());
+    Ok(Json(Versioned::new(thread)).into_response())
 }
 
 /// Deletes every checkpoint of the thread: 204, or 404 if it had none, or if the caller

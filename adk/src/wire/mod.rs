@@ -9,6 +9,7 @@
 //! | `run_started` | the server, first | `run_id`, `agent`, `thread` (when on one) |
 //! | `text_delta` | [`AgentEvent::TextDelta`] | `text` |
 //! | `reasoning_delta` | [`AgentEvent::ReasoningDelta`] | `text` |
+//! | `usage` | [`AgentEvent::Usage`] | `model` (when known), `usage` (a [`Usage`]) |
 //! | `message` | [`AgentEvent::Message`] | `message` (a [`Message`], tagged by `role`) |
 //! | `filler` | [`AgentEvent::Filler`] | `text` |
 //! | `tool_call_started` | [`AgentEvent::ToolCallStarted`] | `call_id`, `name` |
@@ -16,7 +17,7 @@
 //! | `tool_event` | [`AgentEvent::ToolEvent`] | `call_id`, `name`, `event` (its JSON form; a sub-agent's: `{agent, event}`) |
 //! | `tool_result` | [`AgentEvent::ToolResult`] | a [`WireToolResult`]: `call_id`, `name`, `arguments`, `content`, `error` (`{kind, message}`, when it failed), `latency_ms` |
 //! | `interrupt` | [`AgentEvent::Interrupt`] | a [`PendingInterrupt`]: `id`, `call` (when a call interrupted), `payload` |
-//! | `completed` | [`AgentEvent::Completed`], last | a [`WireResult`]: `status`, `final_message`, `messages`, `tool_records`, `iterations`, `model_calls`, `locals`, `interrupts`, `checkpoint` |
+//! | `completed` | [`AgentEvent::Completed`], last | a [`WireResult`]: `status`, `final_message`, `messages`, `tool_records`, `iterations`, `model_calls`, `usage`, `cost`, `locals`, `interrupts`, `checkpoint` |
 //! | `error` | a failed run ([`AgentError`]), last | a [`WireError`]: `code`, `message`, `checkpoint` (a cancelled run's, when it left one) |
 //!
 //! A run's events end with exactly one `completed` or `error`.
@@ -64,6 +65,7 @@ use crate::agent::AgentError;
 use crate::agent::AgentEvent;
 use crate::interrupt::PendingInterrupt;
 use crate::message::Message;
+use crate::model::Usage;
 
 /// The version of the wire form this crate writes and reads.
 pub const VERSION: u32 = 1;
@@ -95,6 +97,14 @@ pub enum WireEvent {
     ReasoningDelta {
         /// The text.
         text: String,
+    },
+    /// What one model call used, and the model that answered (when it said).
+    Usage {
+        /// The model that answered.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+        /// What the call used.
+        usage: Usage,
     },
     /// The model's whole reply for one turn.
     Message {
@@ -160,6 +170,7 @@ impl WireEvent {
             WireEvent::RunStarted { .. } => "run_started",
             WireEvent::TextDelta { .. } => "text_delta",
             WireEvent::ReasoningDelta { .. } => "reasoning_delta",
+            WireEvent::Usage { .. } => "usage",
             WireEvent::Message { .. } => "message",
             WireEvent::Filler { .. } => "filler",
             WireEvent::ToolCallStarted { .. } => "tool_call_started",
@@ -184,6 +195,10 @@ impl From<&AgentEvent> for WireEvent {
         match event {
             AgentEvent::TextDelta(text) => WireEvent::TextDelta { text: text.clone() },
             AgentEvent::ReasoningDelta(text) => WireEvent::ReasoningDelta { text: text.clone() },
+            AgentEvent::Usage { model, usage } => WireEvent::Usage {
+                model: model.clone(),
+                usage: *usage,
+            },
             AgentEvent::Message(message) => WireEvent::Message {
                 message: message.clone(),
             },

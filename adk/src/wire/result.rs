@@ -12,6 +12,7 @@ use crate::context::Locals;
 use crate::interrupt::PendingInterrupt;
 use crate::message::Message;
 use crate::message::Messages;
+use crate::model::{Cost, Prices, UsageTotals};
 use crate::tool::ToolError;
 use crate::tool::ToolRecord;
 
@@ -86,6 +87,12 @@ pub struct WireResult {
     pub iterations: usize,
     /// How many times the model service was called.
     pub model_calls: usize,
+    /// What the run's model calls used, as they reported it.
+    #[serde(default)]
+    pub usage: UsageTotals,
+    /// What that cost, when the agent has a price table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
     /// The run-local values at the end of the run.
     #[serde(default, skip_serializing_if = "Locals::is_empty")]
     pub locals: Locals,
@@ -107,6 +114,8 @@ impl From<&AgentResult> for WireResult {
             tool_records: result.tool_records.iter().map(Into::into).collect(),
             iterations: result.iterations,
             model_calls: result.model_calls,
+            usage: result.usage.clone(),
+            cost: result.cost.clone(),
             locals: result.locals.clone(),
             interrupts: result.interrupts.clone(),
             checkpoint: result.checkpoint.as_ref().map(CheckpointId::to_string),
@@ -157,9 +166,21 @@ pub struct WireThread {
     /// "by", "at"}` (see [`Decided`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub audit: Vec<Decided>,
+    /// What the thread's runs used, as their models reported it.
+    #[serde(default)]
+    pub usage: UsageTotals,
+    /// What that cost, when the agent has a price table (see [`WireThread::priced`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
 }
 
 impl WireThread {
+    /// With the cost of the thread's usage at these prices, if there are any.
+    pub fn priced(mut self, prices: Option<&Prices>) -> Self {
+        self.cost = prices.map(|prices| self.usage.cost(prices));
+        self
+    }
+
     /// The state of the thread whose newest checkpoint is `checkpoint`, named `id`.
     pub fn new(id: &CheckpointId, checkpoint: &Checkpoint) -> Self {
         WireThread {
@@ -170,6 +191,8 @@ impl WireThread {
             interrupts: checkpoint.interrupts.clone(),
             owner: checkpoint.owner.subject().to_owned(),
             audit: checkpoint.audit.clone(),
+            usage: checkpoint.thread_usage(),
+            cost: None,
         }
     }
 }

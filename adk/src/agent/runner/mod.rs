@@ -39,8 +39,9 @@ use crate::tool::{Tool, ToolInfo};
 pub(super) struct Runner {
     run: Run,
     work: Work,
-    /// The text of a filler, which comes after the reply's message event.
-    filler: Option<String>,
+    /// An event that comes after the one just passed on: a filler after the reply's
+    /// message, a whole reply's usage after its text.
+    queued: Option<AgentEvent>,
     agent: Arc<AgentInner>,
     chain: Chain,
     /// The run's configuration, as `before_agent` made it.
@@ -103,7 +104,7 @@ impl Runner {
             model_calls: run.model_calls(),
             run,
             work: Work::Unstarted(None),
-            filler: None,
+            queued: None,
             chain,
             config: agent.config.clone(),
             tool_infos: Arc::clone(&agent.tool_infos),
@@ -215,15 +216,15 @@ impl Runner {
     /// Whether all that is left is to finish.
     pub(super) fn finishing(&self) -> bool {
         matches!(self.work, Work::Idle)
-            && self.filler.is_none()
+            && self.queued.is_none()
             && (matches!(self.run.step(), RunStep::Finish | RunStep::Done) || self.interrupted())
     }
 
     /// Takes one step, or reads one event of a step in flight; returns the event to
     /// pass on, if there is one.
     pub(super) async fn advance(&mut self) -> Result<Option<AgentEvent>, AgentError> {
-        if let Some(text) = self.filler.take() {
-            return Ok(Some(AgentEvent::Filler(text)));
+        if let Some(event) = self.queued.take() {
+            return Ok(Some(event));
         }
         if let Some(durable) = &mut self.durable {
             durable.save_if_due(&self.run).await?;
@@ -288,21 +289,31 @@ impl Runner {
         }
         self.run.set_step(RunStep::Done);
         let Some(durable) = &mut self.durable else {
-            return Ok(Box::new(self.run.take_result()));
+            let result = self.run.take_result();
+            return Ok(self.priced(result));
         };
         // The thread goes on from this run's history; the record keeps no second copy.
         let instructed = !self.config.instruction().is_empty();
         let checkpoint = durable.complete(&mut self.run, instructed).await?;
-        let mut result = Box::new(self.run.take_result());
+        let result = self.run.take_result();
+        let mut result = self.priced(result);
         result.checkpoint = Some(checkpoint);
         Ok(result)
+    }
+
+    /// The result, with its cost if the agent has prices.
+    fn priced(&self, mut result: AgentResult) -> Box<AgentResult> {
+        if let Some(prices) = &self.agent.prices {
+            result.cost = Some(result.usage.cost(prices));
+        }
+        Box::new(result)
     }
 
     /// Writes the interrupted run's checkpoint; the result names it and the interrupts.
     async fn stop_at_interrupts(&mut self) -> Result<Box<AgentResult>, AgentError> {
         let durable = self.durable.as_mut().ok_or(AgentError::Incomplete)?;
         let (checkpoint, interrupts) = durable.stop(&self.run).await?;
-        let mut result = Box::new(self.run.interrupted_result());
+        let mut result = self.priced(self.run.interrupted_result());
         result.interrupts = interrupts;
         result.checkpoint = Some(checkpoint);
         Ok(result)

@@ -13,7 +13,7 @@ use crate::agent::error::AgentError;
 use crate::agent::event::AgentEvent;
 use crate::agent::run::RunStep;
 use crate::handler::Hook;
-use crate::model::{MessageAccumulator, ModelDelta, ModelRequest};
+use crate::model::{MessageAccumulator, ModelDelta, ModelRequest, Usage};
 use crate::telemetry::{self, InSpan};
 
 /// A reply that streams: what came so far, and the rest.
@@ -47,11 +47,19 @@ impl Runner {
         self.run
             .set_model_calls(self.model_calls + self.audience.model_calls());
         match response.into_whole() {
-            Ok(reply) => {
+            Ok((reply, metered)) => {
                 let listening = self.audience.listening() && !reply.content().is_empty();
                 let text = listening.then(|| AgentEvent::TextDelta(reply.content().to_owned()));
                 self.run.history_mut().messages.push(reply);
                 self.run.set_step(RunStep::AfterModel);
+                let Some(metered) = metered else {
+                    return Ok(text);
+                };
+                let usage = self.take_usage(metered.model, metered.usage);
+                if text.is_none() {
+                    return Ok(usage);
+                }
+                self.queued = usage;
                 Ok(text)
             }
             Err(deltas) => {
@@ -78,6 +86,7 @@ impl Runner {
                 streaming.reply.push(ModelDelta::Reasoning(piece));
                 Ok(event)
             }
+            Some(Ok(ModelDelta::Usage { model, usage })) => Ok(self.take_usage(model, usage)),
             Some(Ok(delta)) => {
                 streaming.reply.push(delta);
                 Ok(None)
@@ -117,9 +126,16 @@ impl Runner {
             return Ok(None);
         };
         if self.agent.filler_messages && tool_calls && !reply.content().is_empty() {
-            self.filler = Some(reply.content().to_owned());
+            self.queued = Some(AgentEvent::Filler(reply.content().to_owned()));
         }
         Ok(Some(AgentEvent::Message(reply.clone())))
+    }
+
+    /// Adds what a call used to the run's usage; the event that says it, if listened to.
+    fn take_usage(&mut self, model: Option<String>, usage: Usage) -> Option<AgentEvent> {
+        self.run.add_usage(model.as_deref(), usage);
+        let listening = self.audience.listening();
+        listening.then_some(AgentEvent::Usage { model, usage })
     }
 
     /// The request of one model call: the history so far, the run's tools, its scope.

@@ -225,16 +225,20 @@ impl Shared {
             .is_some_and(|value| value.starts_with("text/event-stream"));
         if is_stream {
             let body = response.bytes_stream().map_err(OpenAiError::from_body);
-            return Ok(ModelResponse::stream(DeltaStream::new(body, meter)));
+            let model = Some(self.model.clone());
+            return Ok(ModelResponse::stream(DeltaStream::new(body, meter, model)));
         }
         let body = response.bytes().await.map_err(OpenAiError::from_body)?;
         let completion: ChatCompletion = serde_json::from_slice(&body)
             .map_err(|e| OpenAiError::malformed_response(e.to_string(), &body))?;
         let (message, usage) = completion.into_message(&body)?;
-        if let (Some(meter), Some(usage)) = (meter, usage) {
+        let Some(usage) = usage else {
+            return Ok(ModelResponse::message(message));
+        };
+        if let Some(meter) = meter {
             meter.record(usage);
         }
-        Ok(ModelResponse::message(message))
+        Ok(ModelResponse::message(message).with_usage(Some(self.model.clone()), usage))
     }
 }
 

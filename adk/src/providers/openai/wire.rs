@@ -361,6 +361,20 @@ pub(super) struct WireUsage {
     prompt_tokens: Option<u64>,
     completion_tokens: Option<u64>,
     total_tokens: Option<u64>,
+    prompt_tokens_details: Option<WirePromptDetails>,
+    completion_tokens_details: Option<WireCompletionDetails>,
+}
+
+/// `usage.prompt_tokens_details`: the prompt tokens read from the cache.
+#[derive(Deserialize)]
+struct WirePromptDetails {
+    cached_tokens: Option<u64>,
+}
+
+/// `usage.completion_tokens_details`: the completion tokens spent reasoning.
+#[derive(Deserialize)]
+struct WireCompletionDetails {
+    reasoning_tokens: Option<u64>,
 }
 
 impl WireUsage {
@@ -370,7 +384,11 @@ impl WireUsage {
         let total = self
             .total_tokens
             .unwrap_or_else(|| prompt.saturating_add(completion));
+        let cached = (self.prompt_tokens_details.as_ref()).and_then(|d| d.cached_tokens);
+        let reasoning = (self.completion_tokens_details.as_ref()).and_then(|d| d.reasoning_tokens);
         Usage::new(prompt, completion, total)
+            .with_cache(cached.unwrap_or(0), 0)
+            .with_reasoning(reasoning.unwrap_or(0))
     }
 }
 

@@ -25,7 +25,9 @@
 //! the chunks carry the model's text as it streams, turn by turn (text the model says
 //! before it calls tools comes too, a blank line before the next turn's text), then a
 //! chunk with `finish_reason: "stop"`, then, if `stream_options.include_usage` asked for
-//! it, a chunk with `usage`. The agent does not count tokens: `usage` is zeros.
+//! it, a chunk with `usage`: the run's, summed over its model calls as they reported
+//! it. The model's reasoning, when it shows it, streams as `delta.reasoning_content`
+//! (as DeepSeek, vLLM and OpenRouter send it); the whole completion leaves it out.
 //!
 //! # Interrupted runs
 //!
@@ -180,7 +182,7 @@ fn chunks(
             }
         }
         if include_usage {
-            yield chunks.envelope().usage_chunk().to_string();
+            yield chunks.usage_chunk().to_string();
         }
         yield "[DONE]".to_owned();
     }

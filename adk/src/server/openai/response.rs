@@ -7,6 +7,7 @@ use crate::agent::AgentEvent;
 use crate::agent::AgentResult;
 use crate::agent::RunStatus;
 use crate::interrupt::PendingInterrupt;
+use crate::model::Usage;
 
 /// What every completion and chunk of one request shares.
 #[derive(Debug, Clone)]
@@ -38,7 +39,7 @@ impl Envelope {
                 "message": {"role": "assistant", "content": content},
                 "finish_reason": "stop",
             }],
-            "usage": usage(),
+            "usage": usage(&result.usage.total),
         });
         if let Some(interrupt) = interrupt {
             completion["adk_interrupt"] = interrupt;
@@ -58,21 +59,28 @@ impl Envelope {
     }
 
     /// The chunk that carries `usage` (asked for with `stream_options.include_usage`).
-    pub(crate) fn usage_chunk(&self) -> Value {
+    fn usage_chunk(&self, used: &Usage) -> Value {
         json!({
             "id": self.id,
             "object": "chat.completion.chunk",
             "created": self.created,
             "model": self.model,
             "choices": [],
-            "usage": usage(),
+            "usage": usage(used),
         })
     }
 }
 
-/// Token counts: the agent does not count tokens, so zeros.
-fn usage() -> Value {
-    json!({"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0})
+/// The run's token counts, in OpenAI's shape: the sum of its model calls' usage as
+/// they reported it (zeros from models that report none).
+fn usage(usage: &Usage) -> Value {
+    json!({
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+        "prompt_tokens_details": {"cached_tokens": usage.cache_read_tokens},
+        "completion_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
+    })
 }
 
 /// The answer's text and, for an interrupted run, the `adk_interrupt` extension.
@@ -106,6 +114,8 @@ pub(crate) struct Chunks {
     sent_text: bool,
     /// Whether this turn streamed text deltas (its message then repeats them).
     turn_streamed: bool,
+    /// The run's usage, once it completed.
+    usage: Usage,
 }
 
 impl Chunks {
@@ -115,11 +125,13 @@ impl Chunks {
             started: false,
             sent_text: false,
             turn_streamed: false,
+            usage: Usage::default(),
         }
     }
 
-    pub(crate) fn envelope(&self) -> &Envelope {
-        &self.envelope
+    /// The chunk that carries the run's `usage`.
+    pub(crate) fn usage_chunk(&self) -> Value {
+        self.envelope.usage_chunk(&self.usage)
     }
 
     /// The chunks for one event of the run (none for tool events: the agent's tools are
@@ -137,6 +149,11 @@ impl Chunks {
                 self.turn_streamed = true;
                 chunks.push(self.text(text, opens_turn));
             }
+            // Reasoning as the servers that show it send it (DeepSeek, vLLM, OpenRouter).
+            AgentEvent::ReasoningDelta(text) if !text.is_empty() => {
+                let delta = json!({"reasoning_content": text});
+                chunks.push(self.envelope.chunk(delta, None));
+            }
             AgentEvent::Message(message) => {
                 if !self.turn_streamed && !message.content().is_empty() {
                     chunks.push(self.text(message.content(), true));
@@ -144,6 +161,7 @@ impl Chunks {
                 self.turn_streamed = false;
             }
             AgentEvent::Completed(result) => {
+                self.usage = result.usage.total;
                 let (content, interrupt) = answer(&self.envelope.model, result);
                 if interrupt.is_some() {
                     chunks.push(self.text(&content, true));

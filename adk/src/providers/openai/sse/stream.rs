@@ -1,6 +1,7 @@
 //! The deltas of a streamed reply, read from its body: the bytes go through the
 //! [`SseParser`] and the [`ChunkDecoder`], and the stream ends at `[DONE]`, recording the
-//! usage in the request's meter, or at the first error.
+//! usage in the request's meter and passing it on as the last delta, or at the first
+//! error.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -29,12 +30,18 @@ pin_project! {
         decoder: ChunkDecoder,
         ready: VecDeque<ModelDelta>,
         meter: Option<UsageMeter>,
+        // The model asked for: the name the usage is reported under.
+        model: Option<String>,
         ended: bool,
     }
 }
 
 impl<S> DeltaStream<S> {
-    pub(in crate::providers::openai) fn new(body: S, meter: Option<UsageMeter>) -> Self {
+    pub(in crate::providers::openai) fn new(
+        body: S,
+        meter: Option<UsageMeter>,
+        model: Option<String>,
+    ) -> Self {
         DeltaStream {
             body,
             body_ended: false,
@@ -42,6 +49,7 @@ impl<S> DeltaStream<S> {
             decoder: ChunkDecoder::default(),
             ready: VecDeque::new(),
             meter,
+            model,
             ended: false,
         }
     }
@@ -100,8 +108,12 @@ where
             };
             if self.decoder.decode(&event, self.ready)? == Flow::Done {
                 *self.ended = true;
-                if let (Some(meter), Some(usage)) = (self.meter.as_ref(), self.decoder.usage()) {
-                    meter.record(usage);
+                if let Some(usage) = self.decoder.usage() {
+                    if let Some(meter) = self.meter.as_ref() {
+                        meter.record(usage);
+                    }
+                    let model = self.model.take();
+                    self.ready.push_back(ModelDelta::Usage { model, usage });
                 }
             }
         }
@@ -126,7 +138,7 @@ mod tests {
         body: Vec<Result<String, OpenAiError>>,
         meter: Option<UsageMeter>,
     ) -> (Vec<ModelDelta>, Option<OpenAiError>) {
-        let stream = DeltaStream::new(stream::iter(body), meter);
+        let stream = DeltaStream::new(stream::iter(body), meter, None);
         let items: Vec<_> = executor::block_on(stream.collect());
         let mut out = Vec::new();
         let mut error = None;
@@ -194,10 +206,16 @@ mod tests {
             json!({"choices": [{"delta": {"content": "Hi"}}]}),
             json!({"choices": [], "usage": {"prompt_tokens": 2, "completion_tokens": 1}}),
         ]);
-        let mut stream = DeltaStream::new(stream::iter(body), Some(meter.clone()));
+        let model = Some("small".to_owned());
+        let mut stream = DeltaStream::new(stream::iter(body), Some(meter.clone()), model);
         let first = executor::block_on(stream.next());
         assert!(matches!(first, Some(Ok(ModelDelta::Text(_)))));
         assert_eq!(meter.calls(), 0, "not before the stream is drained");
+        let last = executor::block_on(stream.next());
+        let Some(Ok(ModelDelta::Usage { model, usage })) = last else {
+            panic!("the usage is the last delta: {last:?}")
+        };
+        assert_eq!((model.as_deref(), usage), (Some("small"), Usage::new(2, 1, 3)));
         assert!(executor::block_on(stream.next()).is_none());
         assert_eq!(meter.total(), Usage::new(2, 1, 3));
         assert!(
