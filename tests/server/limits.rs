@@ -104,6 +104,16 @@ async fn a_caller_at_its_most_runs_gets_429_while_another_caller_still_runs() {
     let alices = waiting(&server, "alice-token").await;
     let second = post(&server, "alice-token", false).await;
     let streamed = post(&server, "alice-token", true).await;
+    let client = reqwest::Client::new();
+    let send = |path: &str, body: Value| {
+        let request = client.post(server.url(path)).bearer_auth("alice-token");
+        request.json(&body).send()
+    };
+    let chat = json!({"model": "a", "messages": [{"role": "user", "content": "go"}]});
+    let chat = send("/v1/chat/completions", chat).await.unwrap();
+    let input = json!({"id": "m", "role": "user", "content": "go"});
+    let agui = json!({"threadId": "t", "runId": "r", "messages": [input]});
+    let agui = send("/agents/a/agui", agui).await.unwrap();
     let bobs = waiting(&server, "bob-token").await;
 
     assert_eq!(
@@ -111,6 +121,12 @@ async fn a_caller_at_its_most_runs_gets_429_while_another_caller_still_runs() {
         (429, Some("1".to_owned()), "too_many_runs".to_owned())
     );
     assert_eq!(refusal(streamed).await.2, "too_many_runs");
+    assert_eq!(refusal(agui).await.2, "too_many_runs");
+    assert_eq!(chat.status(), 429);
+    assert!(chat.headers().contains_key("retry-after"));
+    let chat: Value = chat.json().await.unwrap();
+    assert_eq!(chat["error"]["type"], "rate_limit_error");
+    assert_eq!(chat["error"]["code"], "too_many_runs");
     gate.add_permits(2);
     let (alices, bobs) = (alices.all().await, bobs.all().await);
     assert_eq!(alices.last().unwrap().event, "completed");
