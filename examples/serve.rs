@@ -20,6 +20,8 @@
 //! curl -H 'authorization: Bearer alice-token' http://127.0.0.1:3000/agents/bank/threads/alice-1
 //! ```
 //!
+//! Each caller may have 4 runs in flight and send 120 requests a minute (429 past
+//! either); bodies are bounded, and so is the time their headers and bodies take.
 //! Ctrl-C shuts it down gracefully: no new runs, 10 s for those in flight.
 
 use std::time::Duration;
@@ -27,7 +29,7 @@ use std::time::Duration;
 use serde_json::json;
 use tower_adk::auth::{Access, Action};
 use tower_adk::interrupt::Interrupt;
-use tower_adk::server::{BearerTokens, ServedAgent, Server, Shutdown};
+use tower_adk::server::{BearerTokens, Limits, ServedAgent, Server, Shutdown};
 use tower_adk::testing::{ScriptedModel, Turn, chunk_tool, text_tool};
 use tower_adk::{Agent, BoxError, HandlerLayer, Tool, ToolInfo, ToolOutput, ToolRequest};
 
@@ -97,13 +99,18 @@ async fn main() -> Result<(), BoxError> {
         .token_of("alice", "alice-token", Role::Clerk)
         .token_of("bob", "bob-token", Role::Clerk)
         .token_of("maria", "maria-token", Role::Manager);
+    // Each caller: at most 4 runs at once and 120 requests a minute; bodies up to 1 MiB.
+    let limits = Limits::default()
+        .runs_per_principal(4)
+        .requests_per_principal(120, Duration::from_secs(60))
+        .body_bytes(1024 * 1024);
     let server = Server::new()
         .agent("support", support()?)
         .agent("bank", bank()?)
         .identify(tokens)
+        .limits(limits)
         .page(true);
     let shutdown = server.shutdown_handle();
-    let router = server.into_router();
     let port = std::env::var("PORT")
         .ok()
         .and_then(|p| p.parse().ok())
@@ -114,10 +121,10 @@ async fn main() -> Result<(), BoxError> {
         "chat page: http://{}/#token=alice-token (or bob-token, maria-token)",
         listener.local_addr()?
     );
-    tokio::spawn(drain_on_ctrl_c(shutdown.clone()));
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown.signal())
-        .await?;
+    tokio::spawn(drain_on_ctrl_c(shutdown));
+    // hyper's server with a deadline for each request's headers (`Limits::header_timeout`),
+    // which stops once the drain is over.
+    server.serve(listener).await?;
     Ok(())
 }
 

@@ -3,14 +3,17 @@
 //! filters end to end, error codes, replay with `Last-Event-ID`, and disconnects that
 //! cancel their run; the OpenAI-compatible and AG-UI routes through the `openai` package
 //! and the AG-UI SDK (`protocols`); stock tower-http layers around the router (`layers`);
-//! graceful shutdown (`shutdown`); the chat page in a headless Chromium (`browser`).
+//! graceful shutdown (`shutdown`); the chat page in a headless Chromium (`browser`);
+//! limits per principal (`limits`) and hostile input, slow clients included (`hostile`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod browser;
 mod errors;
+mod hostile;
 mod identity;
 mod layers;
+mod limits;
 mod owners;
 mod protocols;
 mod replay;

@@ -33,6 +33,7 @@
 
 use tower::BoxError;
 
+use super::thread::InvalidThread;
 use crate::checkpoint::{CheckpointError, CheckpointId};
 use crate::error::{BuildError, Panicked};
 use crate::handler::HandlerError;
@@ -111,6 +112,11 @@ pub enum AgentError {
         /// small.)
         checkpoint: Option<Box<CheckpointId>>,
     },
+    /// The request's thread has a name no thread may have (see
+    /// [`check_thread`](crate::agent::check_thread)): nothing ran and nothing was
+    /// written.
+    #[error("invalid thread: {0}")]
+    InvalidThread(#[from] InvalidThread),
     /// An agent service that this run called did not answer with a run: a step of a
     /// [workflow](crate::compose) or an agent it handed off to, behind a layer that can
     /// fail (a load shed, say). (An [`Agent`](crate::Agent) itself never fails to.)
@@ -159,7 +165,7 @@ impl AgentError {
     /// A stable snake_case name for the kind of failure, for logs and wire formats
     /// (see [`wire`](crate::wire)): `handler_failed`, `model_failed`, `max_iterations`,
     /// `executor_failed`, `tool_failed`, `invalid_config`, `run_timeout`, `incomplete`,
-    /// `panicked`, `cancelled`, `agent_failed`, the [`CheckpointError::code`] of a
+    /// `panicked`, `cancelled`, `agent_failed`, `invalid_thread`, the [`CheckpointError::code`] of a
     /// checkpoint failure, or the [`ResumeError::code`] of a refused resume. A code never
     /// changes meaning; new variants bring new codes.
     ///
@@ -183,6 +189,7 @@ impl AgentError {
             AgentError::Resume(error) => error.code(),
             AgentError::Cancelled { .. } => "cancelled",
             AgentError::Agent(_) => "agent_failed",
+            AgentError::InvalidThread(_) => "invalid_thread",
         }
     }
 

@@ -75,6 +75,7 @@ mod resume;
 mod run;
 mod runner;
 mod shared;
+mod thread;
 
 use std::convert::Infallible;
 use std::fmt;
@@ -96,6 +97,7 @@ pub use self::layer::{HandlerLayer, HandlerService};
 pub use self::request::AgentRequest;
 pub use self::result::{AgentResult, RunStatus};
 pub use self::run::{Run, RunStep};
+pub use self::thread::{InvalidThread, MAX_THREAD_LEN, check_thread};
 use crate::auth::{Access, Action, Identity, KeptTypes, SharedAuthorize};
 use crate::checkpoint::{CheckpointError, CheckpointId, CheckpointStore, ThreadEntry};
 pub use crate::config::{AgentConfig, DefaultExecutor, ToolBatch, ToolExecutor};

@@ -83,6 +83,11 @@ impl AgentRequest {
     /// Runs on this thread: the run starts from the thread's history (its input comes
     /// after it) and saves the new history when it ends, completed or interrupted. See
     /// [`checkpoint`](crate::checkpoint#threads).
+    ///
+    /// A thread's name is 1 to 256 bytes without control characters
+    /// ([`check_thread`](crate::agent::check_thread)): the run of any other (or the
+    /// resume of a checkpoint id naming one) fails with
+    /// [`AgentError::InvalidThread`](crate::AgentError::InvalidThread) before it starts.
     pub fn on_thread(mut self, thread: impl Into<String>) -> Self {
         self.origin.get_or_insert_default().thread = Some(thread.into());
         self

@@ -2,13 +2,15 @@
 //! code.
 
 use std::borrow::Cow;
+use std::time::Duration;
 
 use axum::Json;
 use axum::http::StatusCode;
+use axum::http::header::RETRY_AFTER;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use crate::agent::{AgentError, ResumeError};
+use crate::agent::{AgentError, InvalidThread, ResumeError};
 use crate::checkpoint::CheckpointError;
 use crate::wire::WireError;
 
@@ -16,12 +18,16 @@ use crate::wire::WireError;
 ///
 /// | status | codes |
 /// |---|---|
-/// | 400 | `invalid_body`, `malformed_checkpoint_id`, `invalid_last_event_id`, `invalid_cursor` |
+/// | 400 | `invalid_body` (not JSON, not UTF-8, not an object, or not a run: the message says which), `invalid_thread` (a thread's name past the [bounds](crate::agent::check_thread)), `invalid_path` (a path segment that is not UTF-8), `invalid_query`, `malformed_checkpoint_id`, `invalid_last_event_id`, `invalid_cursor` |
 /// | 401 | `unauthorized` |
 /// | 404 | `unknown_agent`, `unknown_thread` (none, or one the caller may not touch), `unknown_run`, `checkpoint_unknown`, `not_found` |
 /// | 405 | `method_not_allowed` |
+/// | 408 | `body_timeout` (the body did not arrive within [`Limits::body_timeout`](super::Limits::body_timeout)) |
 /// | 409 | `thread_busy`, `thread_interrupted`, `checkpoint_used`, `checkpoint_ended` |
+/// | 413 | `body_too_large` (past [`Limits::body_bytes`](super::Limits::body_bytes)) |
+/// | 415 | `unsupported_media_type` (a body sent as neither JSON, text nor a form: see [`Limits`](super::Limits#bodies)) |
 /// | 422 | `missing_decision`, `unknown_interrupt`, `wrong_decision`, `invalid_edit` |
+/// | 429 | `rate_limited`, `too_many_runs` (the caller's [limits](super::Limits)), with `Retry-After` |
 /// | 500 | the other [`AgentError::code`]s and [`CheckpointError::code`]s |
 /// | 502 | `model_failed` |
 /// | 503 | `not_ready`, `shutting_down` (the server drains: see [`Shutdown`](super::Shutdown)), `cancelled` (the run was cut at the drain's deadline; `checkpoint` says where a resume takes it over) |
@@ -41,6 +47,8 @@ use crate::wire::WireError;
 pub struct ApiError {
     status: StatusCode,
     error: WireError,
+    /// When to ask again, in whole seconds (a 429's `Retry-After`).
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -53,7 +61,21 @@ impl ApiError {
         ApiError {
             status,
             error: WireError::new(code, message),
+            retry_after: None,
         }
+    }
+
+    /// The same error, answered with `Retry-After: SECONDS` (rounded up to a whole
+    /// second, at least 1).
+    pub fn with_retry_after(mut self, after: Duration) -> Self {
+        let seconds = after.as_secs() + u64::from(after.subsec_nanos() > 0);
+        self.retry_after = Some(seconds.max(1));
+        self
+    }
+
+    /// The `Retry-After` it is answered with, in seconds, if any.
+    pub fn retry_after(&self) -> Option<u64> {
+        self.retry_after
     }
 
     /// The HTTP status.
@@ -80,6 +102,7 @@ impl From<&AgentError> for ApiError {
         let status = match error {
             AgentError::Checkpoint(error) => return ApiError::from(&**error),
             AgentError::Resume(error) => return ApiError::from(&**error),
+            AgentError::InvalidThread(_) => StatusCode::BAD_REQUEST,
             AgentError::Model(_) => StatusCode::BAD_GATEWAY,
             AgentError::Timeout { .. } => StatusCode::GATEWAY_TIMEOUT,
             AgentError::Cancelled { .. } => StatusCode::SERVICE_UNAVAILABLE,
@@ -88,6 +111,7 @@ impl From<&AgentError> for ApiError {
         ApiError {
             status,
             error: error.into(),
+            retry_after: None,
         }
     }
 }
@@ -105,6 +129,7 @@ impl From<&CheckpointError> for ApiError {
         ApiError {
             status,
             error: error.into(),
+            retry_after: None,
         }
     }
 }
@@ -119,6 +144,7 @@ impl From<&ResumeError> for ApiError {
         ApiError {
             status,
             error: error.into(),
+            retry_after: None,
         }
     }
 }
@@ -129,7 +155,17 @@ impl IntoResponse for ApiError {
         struct Body<'a> {
             error: &'a WireError,
         }
-        (self.status, Json(Body { error: &self.error })).into_response()
+        let body = Json(Body { error: &self.error });
+        match self.retry_after {
+            Some(seconds) => (self.status, [(RETRY_AFTER, seconds)], body).into_response(),
+            None => (self.status, body).into_response(),
+        }
+    }
+}
+
+impl From<InvalidThread> for ApiError {
+    fn from(error: InvalidThread) -> Self {
+        ApiError::from(&AgentError::from(error))
     }
 }
 

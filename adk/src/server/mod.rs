@@ -6,11 +6,11 @@
 //! | route | what |
 //! |---|---|
 //! | `GET /agents` | `{"v": 1, "agents": [{"name", "description", "tools": [...]}]}`: the tools each agent's model would see in this caller's runs (its `before_agent` hooks run for the caller's identity, without a model call: a role filter shows here); an agent whose hooks would fail or interrupt for the caller has `"error": {"code", "message"}` (`interrupted` for an interrupt) instead of `tools` |
-//! | `POST /agents/{name}/runs` | starts a run (body below): with `Accept: text/event-stream` its events stream as SSE, else the answer is its last event (`completed`) as JSON |
+//! | `POST /agents/{name}/runs` | starts a run (body below): with `Accept: text/event-stream` its events stream as SSE, else the answer is its last event (`completed`) as JSON; 429 `too_many_runs` past the caller's [runs in flight](Limits::runs_per_principal) |
 //! | `GET /agents/{name}/runs/{run_id}/events` | a streamed run's events after `Last-Event-ID`, then live until it ends (the caller's own runs only) |
 //! | `GET /agents/{name}/threads` | the caller's threads, the most recently written first: `{"v": 1, "threads": [{"thread", "version", "written"}], "next"}`; `?limit=N` (at most 100) and `?after=` a page's `next` |
 //! | `GET /agents/{name}/threads/{thread}` | where the thread stands: `{"v": 1, "thread", "checkpoint", "status", "messages", "interrupts", "owner", "audit"}` ([`WireThread`](crate::wire::WireThread)) |
-//! | `DELETE /agents/{name}/threads/{thread}` | deletes the thread: 204, or 404 |
+//! | `DELETE /agents/{name}/threads/{thread}` | deletes the thread: 204, or 404 (a `{thread}` past the [bounds](crate::agent::check_thread) of a thread's name: 400 `invalid_thread`, here and in `GET`) |
 //! | `GET /` | a chat page for the agents, when [`Server::page`] turns it on |
 //! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]; 503 `shutting_down` once it drains: [`Shutdown`]) |
 //! | `POST /agents/{name}/agui` | a run driven by an AG-UI front end: `RunAgentInput` in, AG-UI events out ([`agui`]) |
@@ -20,7 +20,10 @@
 //! [`Message`](crate::Message), tagged by `role`), with an optional `"thread"`; or, to
 //! resume an interrupted run, `{"resume": {"checkpoint": "ID", "decisions": {"INTERRUPT
 //! ID": {"type": "approve"}}}}` (see [`Decision`](crate::interrupt::Decision)). It is
-//! read as JSON whatever its content type.
+//! read as JSON whatever its content type (JSON, text, a form as `curl -d` sends, or
+//! none; others are refused: see [`Limits`](Limits#bodies)). `messages` may not be
+//! empty, and a `thread` is 1 to 256 bytes without control characters
+//! ([`check_thread`](crate::agent::check_thread)).
 //!
 //! Events and results are in the [`wire`](crate::wire) form. A streamed event is
 //! `event:` its type, `id:` its number in the run (from 1), `data:` its JSON; the first
@@ -46,13 +49,26 @@
 //! [keeps](crate::agent::AgentBuilder::keep_identity) it), and the thread's `audit`
 //! records who decided what, and when. See [`auth`](crate::auth).
 //!
+//! # Limits
+//!
+//! [`Server::limits`] bounds what each caller may ask ([`Limits`]): runs in flight and
+//! requests per period for each principal (off by default; past them 429
+//! `too_many_runs` or `rate_limited`, with `Retry-After`), the size of a body (2 MiB: 413
+//! `body_too_large`) and how long it may take to arrive (30 s: 408 `body_timeout`).
+//! [`Server::serve`] serves the router with a deadline for each request's headers too
+//! (30 s), which `axum::serve` does not set.
+//!
 //! # Errors
 //!
 //! Every error is `{"error": {"code": "...", "message": "..."}}` with a stable code and
-//! a fitting status: see [`ApiError`]. A streamed run that fails after its first event
-//! ends with an `error` event instead (the status is sent by then); one refused at its
-//! start (busy thread, used checkpoint, decisions that do not fit) gets its status,
-//! because the response starts only with the run's first event.
+//! a fitting status: see [`ApiError`]; so are those of axum's own (an unknown route, a
+//! wrong method, a path segment or a query that does not read, a body too large) on
+//! every path. A streamed run that fails after its first event ends with an `error`
+//! event instead (the status is sent by then); one refused at its start (busy thread,
+//! used checkpoint, decisions that do not fit, the caller's runs at their limit) gets
+//! its status, because the response starts only with the run's first event. Bytes that
+//! are not HTTP at all (a request line or header hyper cannot parse) get hyper's bare
+//! 400, before the router sees them.
 //!
 //! # Disconnects and reconnects
 //!
@@ -76,7 +92,7 @@
 //!
 //! ```
 //! use tower_adk::Agent;
-//! use tower_adk::server::{BearerTokens, ServedAgent, Server};
+//! use tower_adk::server::{BearerTokens, Limits, ServedAgent, Server};
 //! use tower_adk::testing::{ScriptedModel, Turn};
 //!
 //! #[derive(Clone)]
@@ -84,14 +100,15 @@
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! let agent = Agent::builder(ScriptedModel::per_run([Turn::text("Hello!")])).build()?;
-//! let router = Server::new()
+//! let server = Server::new()
 //!     .agent("support", ServedAgent::new(agent).description("Answers customers"))
 //!     .identify(BearerTokens::new().token("t0ken", Role("admin")))
-//!     .into_router();
+//!     .limits(Limits::default().runs_per_principal(4));
 //!
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! println!("listening on http://{}", listener.local_addr()?);
-//! # let _ = (listener, router); // `axum::serve(listener, router).await?` serves it
+//! // server.serve(listener).await?; // serves it until the server is drained
+//! # let _ = (listener, server);
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```
@@ -101,12 +118,17 @@ pub mod agui;
 mod body;
 mod chat;
 mod error;
+mod extract;
+#[doc(hidden)]
+pub mod fuzzing;
 mod identity;
+mod limit;
 mod log;
 pub mod openai;
 mod page;
 mod router;
 mod runs;
+mod serve;
 mod served_run;
 mod shutdown;
 mod state;
@@ -123,9 +145,10 @@ use tower::{BoxError, Layer, Service, ServiceExt};
 
 pub use self::error::ApiError;
 pub use self::identity::{Anonymous, BearerTokens, Identify, Rejection};
+pub use self::limit::{Limits, Rate};
+use self::limit::{PrincipalRate, RunSlots};
 pub use self::log::ReplayLimits;
 use self::log::RunLogs;
-use self::served_run::ServedRun;
 pub use self::shutdown::{Drained, Readiness, Shutdown};
 use self::state::{AppState, Shared};
 use crate::agent::Agent;
@@ -141,6 +164,7 @@ pub struct Server {
     agents: BTreeMap<String, ServedAgent>,
     identify: Arc<dyn identity::DynIdentify>,
     replay: ReplayLimits,
+    limits: Limits,
     shutdown: Shutdown,
     page: bool,
 }
@@ -152,6 +176,7 @@ impl Server {
             agents: BTreeMap::new(),
             identify: Arc::new(Anonymous),
             replay: ReplayLimits::default(),
+            limits: Limits::default(),
             shutdown: Shutdown::new(Readiness::new()),
             page: false,
         }
@@ -173,6 +198,14 @@ impl Server {
     /// How much of the streamed runs is kept for clients that reconnect.
     pub fn replay(mut self, limits: ReplayLimits) -> Self {
         self.replay = limits;
+        self
+    }
+
+    /// What one caller may ask, and what a request may be: runs in flight and requests
+    /// per period for each principal (default: no limit), a body's size and how long it
+    /// and the headers may take to arrive. See [`Limits`].
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -213,8 +246,11 @@ impl Server {
         self.shutdown.clone()
     }
 
-    /// The router, to serve (`axum::serve`), wrap in layers or nest in an app.
+    /// The router, to serve ([`Server::serve`], or `axum::serve`), wrap in layers or
+    /// nest in an app.
     pub fn into_router(self) -> Router {
+        let limits = self.limits;
+        let rate = limits.requests_per_principal.and_then(PrincipalRate::new);
         router::routes(AppState::new(Shared {
             agents: self.agents,
             identify: self.identify,
@@ -222,7 +258,50 @@ impl Server {
             shutdown: self.shutdown,
             created: openai::unix_now(),
             page: self.page,
+            limits,
+            rate: rate.map(Arc::new),
+            runs: limits.runs_per_principal.map(RunSlots::new),
         }))
+    }
+
+    /// Serves the router on `listener` until the server's [`Shutdown`] is
+    /// [drained](Shutdown::drain) (then it stops taking connections, and returns once
+    /// those open have closed), with the [`Limits::header_timeout`] that
+    /// `axum::serve` cannot set.
+    ///
+    /// It is hyper's HTTP/1.1 server, as `axum::serve` runs it (without upgrades: no
+    /// route of the server takes one), given a timer so that hyper bounds how long a request's headers take: a client that
+    /// trickles them, or holds a kept-alive connection idle, is disconnected after the
+    /// timeout. Connections are accepted with `TCP_NODELAY`, so that streamed events go
+    /// out as they are written. An error accepting a connection (too many open files,
+    /// say) is waited out a second, as `axum::serve` does.
+    ///
+    /// # Errors
+    ///
+    /// None so far: the result leaves room for a listener that fails for good.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tower_adk::server::{Limits, Server};
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let server = Server::new().limits(Limits::default().header_timeout(Duration::from_secs(10)));
+    /// let shutdown = server.shutdown_handle();
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let serving = tokio::spawn(server.serve(listener));
+    ///
+    /// // On Ctrl-C (`tokio::signal::ctrl_c().await`) or SIGTERM, say:
+    /// shutdown.drain(Duration::from_secs(30)).await;
+    /// serving.await??;
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn serve(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+        let header_timeout = self.limits.header_timeout;
+        let stop = self.shutdown.signal();
+        serve::serve(listener, self.into_router(), header_timeout, stop).await
     }
 }
 
@@ -237,6 +316,7 @@ impl fmt::Debug for Server {
         f.debug_struct("Server")
             .field("agents", &self.agents.keys().collect::<Vec<_>>())
             .field("replay", &self.replay)
+            .field("limits", &self.limits)
             .field("page", &self.page)
             .finish_non_exhaustive()
     }
@@ -320,24 +400,17 @@ impl ServedAgent {
         self
     }
 
-    /// Starts a run through the layers, unless the server is shutting down. Dispatching
-    /// per request, it calls a clone of the service with `oneshot`, which waits for the
-    /// clone to be ready.
-    pub(crate) async fn start(
-        &self,
-        shutdown: &Shutdown,
-        request: AgentRequest,
-    ) -> Result<ServedRun, ApiError> {
-        let admitted = shutdown.admit()?;
+    /// Starts a run through the layers. Dispatching per request, it calls a clone of the
+    /// service with `oneshot`, which waits for the clone to be ready.
+    pub(crate) async fn call(&self, request: AgentRequest) -> Result<AgentRun, ApiError> {
         let started = self.service.clone().oneshot(request).await;
-        let run = started.map_err(|error| match error.downcast::<AgentError>() {
+        started.map_err(|error| match error.downcast::<AgentError>() {
             Ok(error) => ApiError::from(&*error),
             Err(error) => {
                 let status = StatusCode::SERVICE_UNAVAILABLE;
                 ApiError::new(status, "service_failed", error.to_string())
             }
-        })?;
-        Ok(ServedRun::new(run, admitted))
+        })
     }
 }
 

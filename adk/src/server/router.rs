@@ -1,19 +1,23 @@
 //! The routes: which handler answers which path, behind which middleware.
 
+use std::sync::Arc;
+
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::middleware;
 use axum::routing::{get, post};
 
 use super::error::ApiError;
 use super::state::AppState;
-use super::{agents, agui, identity, openai, page, runs, threads};
+use super::{agents, agui, identity, limit, openai, page, runs, threads};
 
 /// The server's routes: the agent routes (AG-UI's among them) and the OpenAI-compatible
-/// ones behind the identity middleware, health, readiness and the page (when on) without
-/// it, and JSON errors for unknown paths and methods.
+/// ones behind the identity middleware, then the rate of each principal (when it is
+/// limited); health, readiness and the page (when on) without them; JSON errors for
+/// unknown paths and methods; the body limit around all.
 pub(crate) fn routes(state: AppState) -> Router {
-    let agents = Router::new()
+    let mut agents = Router::new()
         .route("/agents", get(agents::list))
         .route("/agents/{name}/runs", post(runs::start))
         .route("/agents/{name}/runs/{run_id}/events", get(runs::events))
@@ -22,18 +26,25 @@ pub(crate) fn routes(state: AppState) -> Router {
         .route(
             "/agents/{name}/threads/{thread}",
             get(threads::show).delete(threads::delete),
-        )
-        .route_layer(middleware::from_fn_with_state(
-            state.identify.clone(),
-            identity::require_identity,
-        ));
-    let openai = Router::new()
+        );
+    let mut openai = Router::new()
         .route("/v1/models", get(openai::models))
-        .route("/v1/chat/completions", post(openai::chat_completions))
-        .route_layer(middleware::from_fn_with_state(
-            state.identify.clone(),
-            openai::require_identity,
-        ));
+        .route("/v1/chat/completions", post(openai::chat_completions));
+    // A route layer added later runs first: identity, then the rate.
+    if let Some(rate) = &state.rate {
+        let limited = middleware::from_fn_with_state(Arc::clone(rate), limit::require_rate);
+        agents = agents.route_layer(limited);
+        let limited = middleware::from_fn_with_state(Arc::clone(rate), openai::require_rate);
+        openai = openai.route_layer(limited);
+    }
+    let agents = agents.route_layer(middleware::from_fn_with_state(
+        state.identify.clone(),
+        identity::require_identity,
+    ));
+    let openai = openai.route_layer(middleware::from_fn_with_state(
+        state.identify.clone(),
+        openai::require_identity,
+    ));
     let mut open = Router::new()
         .route("/healthz", get(agents::health))
         .route("/readyz", get(agents::ready));
@@ -44,6 +55,7 @@ pub(crate) fn routes(state: AppState) -> Router {
         .merge(openai)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(state.limits.body_bytes))
         .with_state(state)
 }
 

@@ -5,8 +5,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::http::header::ACCEPT;
 use axum::response::sse::{KeepAlive, Sse};
@@ -15,6 +14,7 @@ use futures::{Stream, StreamExt};
 
 use super::body::RunBody;
 use super::error::ApiError;
+use super::extract::{Body, Path};
 use super::identity::Caller;
 use super::log::{Logged, RunLog};
 use super::served_run::ServedRun;
@@ -29,7 +29,7 @@ pub(crate) async fn start(
     Path(name): Path<String>,
     axum::Extension(caller): axum::Extension<Caller>,
     headers: HeaderMap,
-    body: Bytes,
+    Body(body): Body,
 ) -> Result<Response, ApiError> {
     let served = state.served(&name)?;
     let request = RunBody::parse(&body)?.into_request()?;
@@ -37,7 +37,7 @@ pub(crate) async fn start(
     if accepts_sse(&headers) {
         stream(&state, &name, served, request).await
     } else {
-        let run = served.start(&state.shutdown, request).await?;
+        let run = state.start(served, request).await?;
         let result = run.result().await.map_err(|e| ApiError::from(&e))?;
         Ok(Json(WireEvent::Completed((&result).into())).into_response())
     }
@@ -57,7 +57,7 @@ async fn stream(
     request: AgentRequest,
 ) -> Result<Response, ApiError> {
     let (thread, owner) = (request.thread().map(str::to_owned), request.principal());
-    let mut run = served.start(&state.shutdown, request).await?;
+    let mut run = state.start(served, request).await?;
     let first = match run.next().await {
         Some(Ok(event)) => event,
         Some(Err(error)) => return Err(ApiError::from(&error)),

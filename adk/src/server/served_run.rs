@@ -1,5 +1,5 @@
 //! [`ServedRun`]: a run the server started, counted in flight for its graceful shutdown
-//! and cancelled at the drain's deadline.
+//! and cancelled at the drain's deadline, holding its caller's slot while it lives.
 
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -9,6 +9,7 @@ use futures::{FutureExt, Stream, StreamExt};
 use tokio_util::sync::WaitForCancellationFutureOwned;
 use tokio_util::task::task_tracker::TaskTrackerToken;
 
+use super::limit::RunSlot;
 use super::shutdown::{Admitted, Shutdown};
 use crate::agent::AgentError;
 use crate::agent::AgentEvent;
@@ -24,6 +25,8 @@ pub(crate) struct ServedRun {
     cut: Pin<Box<WaitForCancellationFutureOwned>>,
     shutdown: Shutdown,
     _tracked: TaskTrackerToken,
+    /// The caller's slot, when its runs in flight are limited.
+    _slot: Option<RunSlot>,
 }
 
 enum State {
@@ -34,12 +37,13 @@ enum State {
 }
 
 impl ServedRun {
-    pub(crate) fn new(run: AgentRun, admitted: Admitted) -> Self {
+    pub(crate) fn new(run: AgentRun, admitted: Admitted, slot: Option<RunSlot>) -> Self {
         ServedRun {
             state: State::Running(run),
             cut: Box::pin(admitted.cut),
             shutdown: admitted.shutdown,
             _tracked: admitted.tracked,
+            _slot: slot,
         }
     }
 

@@ -7,9 +7,11 @@ use std::sync::Arc;
 use super::ServedAgent;
 use super::error::ApiError;
 use super::identity::DynIdentify;
+use super::limit::{Limits, PrincipalRate, RunSlots};
 use super::log::RunLogs;
+use super::served_run::ServedRun;
 use super::shutdown::Shutdown;
-use crate::agent::Agent;
+use crate::agent::{Agent, AgentRequest};
 
 /// What every handler of a server shares.
 #[derive(Clone)]
@@ -24,6 +26,11 @@ pub(crate) struct Shared {
     pub(crate) created: u64,
     /// Whether `GET /` serves the chat page.
     pub(crate) page: bool,
+    pub(crate) limits: Limits,
+    /// The rate of each principal's requests, when it is limited.
+    pub(crate) rate: Option<Arc<PrincipalRate>>,
+    /// The runs of each principal in flight, when they are limited.
+    pub(crate) runs: Option<Arc<RunSlots>>,
 }
 
 impl AppState {
@@ -40,6 +47,21 @@ impl AppState {
     /// The agent of this name itself, without its layers, or 404 `unknown_agent`.
     pub(crate) fn agent(&self, name: &str) -> Result<&Agent, ApiError> {
         Ok(&self.served(name)?.agent)
+    }
+
+    /// Starts a run of `served`, unless the server is shutting down (503
+    /// `shutting_down`) or the caller has its most runs in flight (429 `too_many_runs`):
+    /// counted in flight, and holding its caller's slot, until it is dropped.
+    pub(crate) async fn start(
+        &self,
+        served: &ServedAgent,
+        request: AgentRequest,
+    ) -> Result<ServedRun, ApiError> {
+        let admitted = self.shutdown.admit()?;
+        let slots = self.runs.as_ref();
+        let slot = slots.map(|s| s.take(request.principal())).transpose()?;
+        let run = served.call(request).await?;
+        Ok(ServedRun::new(run, admitted, slot))
     }
 }
 

@@ -4,14 +4,16 @@
 //! delete is unknown to them.
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
 use super::error::ApiError;
+use super::extract::{Path, Query};
 use super::identity::Caller;
 use super::state::AppState;
+use crate::agent::check_thread;
 use crate::checkpoint::ThreadEntry;
 use crate::wire::{Versioned, WireThread};
 
@@ -25,6 +27,7 @@ pub(crate) async fn show(
     axum::Extension(caller): axum::Extension<Caller>,
 ) -> Result<Response, ApiError> {
     let agent = state.agent(&name)?;
+    check_thread(&thread)?;
     let last = agent.thread_for(&caller.0, &thread).await;
     let (id, checkpoint) = last
         .map_err(ApiError::from)?
@@ -41,6 +44,7 @@ pub(crate) async fn delete(
     axum::Extension(caller): axum::Extension<Caller>,
 ) -> Result<Response, ApiError> {
     let agent = state.agent(&name)?;
+    check_thread(&thread)?;
     let deleted = agent.delete_thread_for(&caller.0, &thread).await;
     if deleted.map_err(ApiError::from)? {
         Ok(StatusCode::NO_CONTENT.into_response())

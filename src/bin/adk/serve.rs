@@ -69,15 +69,13 @@ pub(crate) async fn serve(
         screen.line(format_args!("  POST http://{bound}/agents/{name}/runs"));
     }
     screen.note(format_args!("GET /agents lists them; Ctrl-C stops."));
-    let draining = server.shutdown_handle();
-    tokio::spawn(drain_on_stop(draining.clone()));
-    axum::serve(listener, server.into_router())
-        .with_graceful_shutdown(draining.signal())
-        .await
-        .map_err(|error| {
-            screen::error(format_args!("the server failed: {error}"));
-            Failure::Run
-        })?;
+    tokio::spawn(drain_on_stop(server.shutdown_handle()));
+    // hyper's server with the default deadlines for headers and bodies (30 s each); it
+    // stops once the drain is over.
+    server.serve(listener).await.map_err(|error| {
+        screen::error(format_args!("the server failed: {error}"));
+        Failure::Run
+    })?;
     Screen::new().note(format_args!("stopped"));
     Ok(())
 }

@@ -28,6 +28,7 @@ use super::result::AgentResult;
 use super::resume::{Resume, ResumedTurn};
 use super::run::{Run, RunStep};
 use super::shared::RunShared;
+use super::thread::check_thread;
 use crate::auth::Asker;
 use crate::config::AgentConfig;
 use crate::context::Scope;
@@ -172,6 +173,7 @@ impl Runner {
             agent: &self.agent.name,
         };
         if let Some((id, decisions)) = origin.resume {
+            check_thread(&id.thread)?;
             let resume = Resume::open(&*store, id, decisions, &asker).await?;
             let extensions = Arc::unwrap_or_clone(extensions);
             let (run, taken) = resume.take_up(&self.agent.name, &self.agent.kept, extensions);
@@ -180,6 +182,7 @@ impl Runner {
             self.audience.set_run_id(Arc::clone(&taken.run_id));
             self.durable = Some(Box::new(Durable::resumed(store, taken)));
         } else if let Some(thread) = origin.thread {
+            check_thread(&thread)?;
             let run_id = self.audience.run_id();
             let (durable, values) = Durable::on_thread(store, thread, run_id, &asker).await?;
             *self.run.context_mut().thread_values_mut() = values;

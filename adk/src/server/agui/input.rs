@@ -13,6 +13,7 @@ use crate::interrupt::{Decision, InterruptAddress};
 use crate::message::Message;
 use crate::server::ApiError;
 use crate::server::chat::{self, ChatMessage};
+use crate::server::extract;
 
 /// `RunAgentInput`: only `threadId`, `runId` and `messages` are required.
 #[derive(Debug, Deserialize)]
@@ -55,11 +56,10 @@ enum ResumeStatus {
 }
 
 impl RunAgentInput {
-    /// Reads a body; JSON whatever its content type says.
+    /// Reads a body (JSON whatever its content type says).
     pub(crate) fn parse(bytes: &[u8]) -> Result<Self, ApiError> {
-        serde_json::from_slice(bytes).map_err(|e| {
-            ApiError::bad_request("invalid_body", format!("invalid RunAgentInput: {e}"))
-        })
+        let what = r#"an AG-UI RunAgentInput: {"threadId", "runId", "messages", ...}"#;
+        extract::json(bytes, what)
     }
 
     /// The agent request, with the input's ids, state and forwarded props in its

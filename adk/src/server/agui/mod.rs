@@ -105,16 +105,16 @@ mod input;
 
 use std::convert::Infallible;
 
-use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
 use serde_json::Value;
 
 use self::events::{AgUiEvent, Translate};
-use self::input::RunAgentInput;
+pub(crate) use self::input::RunAgentInput;
 use super::error::ApiError;
+use super::extract::{Body, Path};
 use super::identity::Caller;
 use super::served_run::ServedRun;
 use super::state::AppState;
@@ -149,14 +149,14 @@ pub(crate) async fn run(
     State(state): State<AppState>,
     Path(name): Path<String>,
     axum::Extension(caller): axum::Extension<Caller>,
-    body: Bytes,
+    Body(body): Body,
 ) -> Result<Response, ApiError> {
     let served = state.served(&name)?;
     let input = RunAgentInput::parse(&body)?;
     let translate = Translate::new(input.thread_id.clone(), input.run_id.clone());
     let request = input.into_request()?;
     let request = request.with_identity(caller.0);
-    let run = served.start(&state.shutdown, request).await?;
+    let run = state.start(served, request).await?;
     let events = stream(translate, run).map(|event| {
         let data = serde_json::to_string(&event).unwrap_or_default();
         Ok::<_, Infallible>(Event::default().data(data))

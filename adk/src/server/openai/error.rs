@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use axum::Json;
 use axum::http::StatusCode;
-use axum::http::header::WWW_AUTHENTICATE;
+use axum::http::header::{RETRY_AFTER, WWW_AUTHENTICATE};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
@@ -17,14 +17,10 @@ use crate::wire::WireError;
 pub(crate) struct OpenAiError {
     status: StatusCode,
     error: WireError,
+    retry_after: Option<u64>,
 }
 
 impl OpenAiError {
-    /// 400 `invalid_body`.
-    pub(crate) fn invalid(message: impl Into<String>) -> Self {
-        OpenAiError::from(ApiError::bad_request("invalid_body", message))
-    }
-
     /// 404 `model_not_found`: no agent of that name.
     pub(crate) fn unknown_model(model: &str) -> Self {
         let message = format!("the model `{model}` does not exist (it names no agent)");
@@ -75,6 +71,7 @@ impl From<ApiError> for OpenAiError {
         OpenAiError {
             status: error.status(),
             error: error.error().clone(),
+            retry_after: error.retry_after(),
         }
     }
 }
@@ -101,6 +98,8 @@ impl IntoResponse for OpenAiError {
         let body = Json(self.body());
         if self.status == StatusCode::UNAUTHORIZED {
             (self.status, [(WWW_AUTHENTICATE, "Bearer")], body).into_response()
+        } else if let Some(seconds) = self.retry_after {
+            (self.status, [(RETRY_AFTER, seconds)], body).into_response()
         } else {
             (self.status, body).into_response()
         }

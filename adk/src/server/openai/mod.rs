@@ -42,7 +42,7 @@
 //! # Errors
 //!
 //! Errors are in the OpenAI API's shape, `{"error": {"message", "type", "param",
-//! "code"}}`, with the server's status and stable code ([`ApiError`](super::ApiError)):
+//! "code"}}`, with the server's status and stable code ([`ApiError`]):
 //! an unknown `model` is 404 `model_not_found`, a refused key 401 `invalid_api_key`
 //! (`type` `authentication_error`, which the `openai` package raises as
 //! `AuthenticationError`), a body that does not parse 400 `invalid_body`. A streamed run
@@ -95,7 +95,6 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -104,9 +103,12 @@ use futures::{Stream, StreamExt};
 use serde_json::{Value, json};
 
 use self::error::OpenAiError;
-use self::request::ChatRequest;
+pub(crate) use self::request::ChatRequest;
 use self::response::{Chunks, Envelope};
+use super::error::ApiError;
+use super::extract::Body;
 use super::identity::{self, Caller, DynIdentify};
+use super::limit::PrincipalRate;
 use super::served_run::ServedRun;
 use super::state::AppState;
 use crate::agent::AgentError;
@@ -128,15 +130,16 @@ pub(crate) async fn models(State(state): State<AppState>) -> Response {
 pub(crate) async fn chat_completions(
     State(state): State<AppState>,
     axum::Extension(caller): axum::Extension<Caller>,
-    body: Bytes,
+    body: Result<Body, ApiError>,
 ) -> Result<Response, OpenAiError> {
+    let Body(body) = body?;
     let chat = ChatRequest::parse(&body)?;
     let served = state
         .served(&chat.model)
         .map_err(|_| OpenAiError::unknown_model(&chat.model))?;
     let request = chat.to_agent_request()?;
     let request = request.with_identity(caller.0);
-    let mut run = served.start(&state.shutdown, request).await?;
+    let mut run = state.start(served, request).await?;
     let envelope = Envelope::new(&chat.model);
     if !chat.stream {
         let result = run.result().await.map_err(|e| OpenAiError::from(&e))?;
@@ -198,6 +201,19 @@ pub(crate) async fn require_identity(
     match identity::identified(&*identify, request).await {
         Ok(request) => next.run(request).await,
         Err(rejection) => OpenAiError::from(rejection).into_response(),
+    }
+}
+
+/// The rate middleware of the OpenAI routes: as the agent routes', with a refusal in
+/// the OpenAI error shape (`type` `rate_limit_error`).
+pub(crate) async fn require_rate(
+    State(rate): State<Arc<PrincipalRate>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    match rate.check(&request) {
+        Ok(()) => next.run(request).await,
+        Err(refused) => OpenAiError::from(refused).into_response(),
     }
 }
 

@@ -2,9 +2,10 @@
 
 use serde::Deserialize;
 
-use super::error::OpenAiError;
 use crate::agent::AgentRequest;
 use crate::server::chat::{self, ChatMessage};
+use crate::server::error::ApiError;
+use crate::server::extract;
 
 /// A chat completion request. Sampling options (`temperature`, `max_tokens`, ...) and
 /// `tools` are read past: the agent has its own model options and tools.
@@ -25,10 +26,10 @@ struct StreamOptions {
 }
 
 impl ChatRequest {
-    /// Reads a body; JSON whatever its content type says.
-    pub(crate) fn parse(bytes: &[u8]) -> Result<Self, OpenAiError> {
-        serde_json::from_slice(bytes)
-            .map_err(|e| OpenAiError::invalid(format!("invalid body: {e}")))
+    /// Reads a body (JSON whatever its content type says).
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Self, ApiError> {
+        let what = r#"a chat completion request: {"model": "AGENT", "messages": [...]}"#;
+        extract::json(bytes, what)
     }
 
     /// Whether a streamed answer ends with a chunk that carries `usage`.
@@ -39,13 +40,13 @@ impl ChatRequest {
     }
 
     /// The agent request: the messages in order, after the agent's own instruction.
-    pub(crate) fn to_agent_request(&self) -> Result<AgentRequest, OpenAiError> {
+    pub(crate) fn to_agent_request(&self) -> Result<AgentRequest, ApiError> {
+        let invalid = |message| ApiError::bad_request("invalid_body", message);
         if self.messages.is_empty() {
-            return Err(OpenAiError::invalid("`messages` is empty"));
+            return Err(invalid("`messages` is empty".to_owned()));
         }
         let mut messages = Vec::with_capacity(self.messages.len());
-        chat::append(&self.messages, &mut messages)
-            .map_err(|e| OpenAiError::invalid(e.message()))?;
+        chat::append(&self.messages, &mut messages).map_err(|e| invalid(e.message()))?;
         Ok(AgentRequest::new(messages))
     }
 }
