@@ -9,7 +9,7 @@
 mod cut;
 
 use libfuzzer_sys::fuzz_target;
-use tower_adk::providers::openai::sse::SseParser;
+use tower_adk::providers::sse::SseParser;
 
 /// An event: its type and its data.
 type Event = (String, String);

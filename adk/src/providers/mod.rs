@@ -31,3 +31,5 @@
 pub mod mcp;
 #[cfg(feature = "openai")]
 pub mod openai;
+#[cfg(feature = "openai")]
+pub mod sse;

@@ -8,6 +8,8 @@ use std::time::Duration;
 use http::{HeaderMap, StatusCode};
 use serde_json::Value;
 
+use crate::providers::sse::SseError;
+
 /// Why a call to an OpenAI-compatible server failed.
 ///
 /// Errors come from the service's future (the server refused the request, or could not
@@ -302,6 +304,18 @@ pub enum ConfigError {
     /// The HTTP client could not be built (e.g. no TLS backend).
     #[error("the HTTP client could not be built: {0}")]
     Client(#[source] reqwest::Error),
+}
+
+impl From<SseError> for OpenAiError {
+    fn from(error: SseError) -> Self {
+        match error {
+            SseError::Incomplete => OpenAiError::StreamIncomplete,
+            SseError::EventTooLong { start } => OpenAiError::MalformedResponse {
+                reason: "an event longer than 8 MiB".to_owned(),
+                body: excerpt(&start),
+            },
+        }
+    }
 }
 
 #[cfg(test)]

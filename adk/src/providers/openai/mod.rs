@@ -74,7 +74,7 @@
 //! refusal is read as text; reasoning fields are ignored.
 //!
 //! The stream is read by the two pieces of [`sse`]: [`SseParser`](sse::SseParser) cuts
-//! the body into events without copying them, [`ChunkDecoder`](sse::ChunkDecoder) turns
+//! the body into events without copying them, [`ChunkDecoder`] turns
 //! each chunk into deltas. They are public, for providers that bring their own transport.
 //!
 //! Tool-call arguments are kept as the raw text the model produced, valid JSON or not:
@@ -137,11 +137,12 @@ pub use self::config::{
     DEFAULT_BASE_URL, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, OpenAiModelBuilder,
 };
 pub use self::error::{ConfigError, OpenAiError};
-use self::sse::DeltaStream;
+use self::sse::ChunkDecoder;
 use self::wire::ChatCompletion;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::UsageMeter;
+use crate::providers::sse::DeltaStream;
 
 /// A model served by an OpenAI-compatible chat completion server.
 ///
@@ -226,7 +227,8 @@ impl Shared {
         if is_stream {
             let body = response.bytes_stream().map_err(OpenAiError::from_body);
             let model = Some(self.model.clone());
-            return Ok(ModelResponse::stream(DeltaStream::new(body, meter, model)));
+            let deltas = DeltaStream::new(body, ChunkDecoder::new(), meter, model);
+            return Ok(ModelResponse::stream(deltas));
         }
         let body = response.bytes().await.map_err(OpenAiError::from_body)?;
         let completion: ChatCompletion = serde_json::from_slice(&body)

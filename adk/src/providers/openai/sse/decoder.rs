@@ -2,23 +2,16 @@
 //! [`ModelDelta`]s: text, tool-call fragments on dense indices, usage, `[DONE]` and error
 //! chunks ([`ChunkDecoder`]).
 
-use super::SseEvent;
+use std::collections::VecDeque;
+
 use crate::model::ModelDelta;
 use crate::model::Usage;
 use crate::providers::openai::OpenAiError;
 use crate::providers::openai::wire::{ChatChunk, WireCallIn, WireFunctionIn};
+use crate::providers::sse::{Decode, Flow, SseEvent};
 
 /// The most tool calls one streamed reply may open.
 const MAX_TOOL_CALLS: usize = 1024;
-
-/// What an event said about the stream: more to come, or the end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flow {
-    /// More to come.
-    More,
-    /// `[DONE]`: the reply is complete.
-    Done,
-}
 
 /// One tool call being assembled.
 #[derive(Debug)]
@@ -165,5 +158,21 @@ impl ChunkDecoder {
             name: String::new(),
         });
         Ok(self.calls.len() - 1)
+    }
+}
+
+impl Decode for ChunkDecoder {
+    type Error = OpenAiError;
+
+    fn decode(
+        &mut self,
+        event: &SseEvent<'_>,
+        out: &mut VecDeque<ModelDelta>,
+    ) -> Result<Flow, OpenAiError> {
+        ChunkDecoder::decode(self, event, out)
+    }
+
+    fn usage(&self) -> Option<Usage> {
+        ChunkDecoder::usage(self)
     }
 }

@@ -5,7 +5,8 @@
 //! recorded stream, a gateway that speaks the chat completion wire) and for any other
 //! server-sent event stream:
 //!
-//! - [`SseParser`] cuts a body's bytes into [`SseEvent`]s (`data:` lines up to a blank
+//! - [`SseParser`] (from [`providers::sse`](crate::providers::sse), shared by the
+//!   providers) cuts a body's bytes into [`SseEvent`]s (`data:` lines up to a blank
 //!   line; comments and other fields skipped), whatever the chunking of the bytes, and
 //!   bounds the memory a server can make it hold;
 //! - [`ChunkDecoder`] reads each event's JSON chunk: text deltas, tool-call fragments on
@@ -49,9 +50,8 @@
 //! ```
 
 mod decoder;
-mod parser;
-mod stream;
+#[cfg(test)]
+mod tests;
 
-pub use self::decoder::{ChunkDecoder, Flow};
-pub use self::parser::{SseEvent, SseParser};
-pub(super) use self::stream::DeltaStream;
+pub use self::decoder::ChunkDecoder;
+pub use crate::providers::sse::{Flow, SseEvent, SseParser};

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use memchr::memchr;
 
-use crate::providers::openai::OpenAiError;
+use super::SseError;
 
 /// The longest event a server may send: 8 MiB.
 const MAX_EVENT_BYTES: usize = 8 << 20;
@@ -52,7 +52,7 @@ impl SseEvent<'_> {
 /// # Example
 ///
 /// ```
-/// use tower_adk::providers::openai::sse::SseParser;
+/// use tower_adk::providers::sse::SseParser;
 ///
 /// let mut parser = SseParser::new();
 /// parser.feed(b"data: {\"a\":");
@@ -66,7 +66,7 @@ impl SseEvent<'_> {
 /// assert!(parser.next_event()?.is_none(), "the last event has no blank line yet");
 /// // The body ended: what is left is the last event.
 /// assert_eq!(parser.finish().expect("the last event").data(), "[DONE]");
-/// # Ok::<_, tower_adk::providers::openai::OpenAiError>(())
+/// # Ok::<_, tower_adk::providers::sse::SseError>(())
 /// ```
 ///
 /// # Differences from the specification
@@ -137,9 +137,9 @@ impl SseParser {
     ///
     /// # Errors
     ///
-    /// [`OpenAiError::MalformedResponse`] when the event being read is longer than 8 MiB.
+    /// [`SseError::EventTooLong`] when the event being read is longer than 8 MiB.
     #[inline]
-    pub fn next_event(&mut self) -> Result<Option<SseEvent<'_>>, OpenAiError> {
+    pub fn next_event(&mut self) -> Result<Option<SseEvent<'_>>, SseError> {
         if self.line == self.buffer.len() && matches!(self.data, Data::None) {
             // Everything fed was read, the usual state after an event: nothing to do.
             return Ok(None);
@@ -148,7 +148,7 @@ impl SseParser {
     }
 
     /// [`next_event`](SseParser::next_event) when there is something to read.
-    fn read_event(&mut self) -> Result<Option<SseEvent<'_>>, OpenAiError> {
+    fn read_event(&mut self) -> Result<Option<SseEvent<'_>>, SseError> {
         self.clear_handed_out();
         while let Some(line) = self.next_line() {
             if !line.is_empty() {
@@ -173,10 +173,8 @@ impl SseParser {
         };
         if held + joined > MAX_EVENT_BYTES {
             let end = self.buffer.len().min(self.line + 200);
-            return Err(OpenAiError::malformed_response(
-                "an event longer than 8 MiB",
-                &self.buffer[self.line..end],
-            ));
+            let start = String::from_utf8_lossy(&self.buffer[self.line..end]).into_owned();
+            return Err(SseError::EventTooLong { start });
         }
         Ok(None)
     }
