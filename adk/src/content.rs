@@ -80,6 +80,35 @@ impl Content {
         }
     }
 
+    /// What a reader that sees only text is shown: the text parts, and a placeholder for
+    /// each image and file (see [`Part::placeholder`]), joined by blank lines; the
+    /// model's reasoning is left out. Text-only content is itself.
+    ///
+    /// ```
+    /// use tower_adk::content::{Content, Part, Source};
+    ///
+    /// let mut content = Content::from("Look:");
+    /// content.push(Part::image(Source::url("https://example.com/cat.png")));
+    /// assert_eq!(content.readable(), "Look:\n\n[an image: https://example.com/cat.png]");
+    /// ```
+    pub fn readable(&self) -> Cow<'_, str> {
+        let Content::Parts(parts) = self else {
+            return Cow::Borrowed(self.text());
+        };
+        if parts
+            .iter()
+            .all(|p| matches!(p, Part::Text { .. } | Part::Reasoning(_)))
+        {
+            return self.all_text();
+        }
+        let shown = parts.iter().filter_map(|part| match part {
+            Part::Text { text } => Some(Cow::Borrowed(text.as_str())),
+            Part::Reasoning(_) => None,
+            other => other.placeholder().map(Cow::Owned),
+        });
+        Cow::Owned(shown.collect::<Vec<_>>().join("\n\n"))
+    }
+
     /// Whether the content is text only (whatever its form): no image, file or
     /// reasoning.
     pub fn is_text(&self) -> bool {

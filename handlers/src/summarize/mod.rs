@@ -190,19 +190,22 @@ impl fmt::Debug for Summarizer {
     }
 }
 
-/// The older turns as text for the summary model: one line (or paragraph) per message.
+/// The older turns as text for the summary model: one line (or paragraph) per message;
+/// images and files as placeholders, the model's reasoning left out (it goes with the
+/// turns it is summarised with, never to the summary model).
 fn transcript(messages: &[Message]) -> String {
     let mut text = String::new();
     for message in messages {
         let _ = match message {
             Message::System { content } => writeln!(text, "system: {content}"),
-            Message::User { content } => writeln!(text, "user: {content}"),
+            Message::User { content } => writeln!(text, "user: {}", content.readable()),
             Message::Tool { name, content, .. } => {
-                writeln!(text, "tool `{name}` answered: {content}")
+                writeln!(text, "tool `{name}` answered: {}", content.readable())
             }
-            Message::Assistant { .. } => {
-                if !message.content().is_empty() {
-                    let _ = writeln!(text, "assistant: {}", message.content());
+            Message::Assistant { content, .. } => {
+                let said = content.readable();
+                if !said.is_empty() {
+                    let _ = writeln!(text, "assistant: {said}");
                 }
                 for call in message.tool_calls() {
                     let _ = writeln!(
@@ -217,4 +220,60 @@ fn transcript(messages: &[Message]) -> String {
         };
     }
     text
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use adk::content::{Content, Part, Reasoning, Source};
+    use adk::{Message, ToolCall};
+    use serde_json::json;
+
+    use super::cut::older_turns;
+    use super::transcript;
+
+    #[test]
+    fn the_transcript_shows_images_as_placeholders_and_leaves_reasoning_out() {
+        let mut question = Content::from("What is this?");
+        question.push(Part::image(Source::url("https://example.com/cat.png")));
+        let thinking = Reasoning::new("anthropic", "secret musings").with_data("signature", "c2ln");
+        let mut answer = Content::from(vec![Part::Reasoning(thinking)]);
+        answer.push(Part::text("A cat."));
+        let text = transcript(&[Message::user(question), Message::assistant(answer)]);
+
+        assert!(text.contains("user: What is this?\n\n[an image: https://example.com/cat.png]"));
+        assert!(text.contains("assistant: A cat."));
+        assert!(!text.contains("secret musings"), "{text}");
+    }
+
+    #[test]
+    fn a_call_and_the_reasoning_that_made_it_are_kept_or_summarised_together() {
+        let thinking = Reasoning::new("anthropic", "look it up").with_data("signature", "c2ln");
+        let call = ToolCall::new("c1", "find", json!({}));
+        let mut reply = Message::assistant_with_calls("", vec![call]);
+        reply
+            .full_content_mut()
+            .unwrap()
+            .push(Part::Reasoning(thinking));
+        let history = [
+            Message::user("old question"),
+            Message::assistant("old answer"),
+            Message::user("find it"),
+            reply,
+            Message::tool("c1", "find", "found"),
+        ];
+        // Whatever the budget of the tail, the cut falls between whole messages, and the
+        // reply with its reasoning is never parted from its result.
+        for keep in 0..40 {
+            let Some(older) = older_turns(&history, keep, |m| m.content().len() + 5) else {
+                continue;
+            };
+            let tail = &history[older.end..];
+            let reasoning = tail
+                .iter()
+                .filter(|m| m.full_content().reasoning().count() > 0);
+            let results = tail.iter().filter(|m| m.tool_call_id().is_some());
+            assert_eq!(reasoning.count(), results.count(), "keep {keep}: {older:?}");
+        }
+    }
 }

@@ -9,7 +9,9 @@
 //! A message costs its text, its tool calls' names and arguments, and a few tokens of
 //! framing ([`MESSAGE_OVERHEAD`], as OpenAI's chat format counts them); a history costs
 //! its messages and the [`REPLY_PRIMING`] of the reply. The tools' schemas are not part
-//! of it.
+//! of it. Its other parts are estimated on the safe side: an image costs
+//! [`IMAGE_TOKENS`], a file inline its data as text (a URL, [`IMAGE_TOKENS`]), the
+//! model's reasoning its readable text.
 //!
 //! # Example
 //!
@@ -29,6 +31,7 @@ mod tiktoken;
 use std::sync::Arc;
 
 use adk::Message;
+use adk::content::{Content, Part, Source};
 
 #[cfg(feature = "tiktoken")]
 pub use self::tiktoken::{Tiktoken, UnknownModel};
@@ -38,6 +41,11 @@ pub const MESSAGE_OVERHEAD: usize = 3;
 
 /// The tokens that prime the model's reply, once per request.
 pub const REPLY_PRIMING: usize = 3;
+
+/// The tokens an image is counted as, whatever its size: the most the providers charge
+/// for one image at their default detail (Anthropic's ~1,600 for 1.15 megapixels,
+/// OpenAI's 1,105 for high detail at 768 pixels), so that a budget stays safe.
+pub const IMAGE_TOKENS: usize = 1_600;
 
 /// Counts tokens of text, and from it of messages and histories.
 ///
@@ -51,7 +59,26 @@ pub trait TokenCounter: Send + Sync + 'static {
         let calls: usize = (message.tool_calls().iter())
             .map(|call| self.count(&call.name) + self.count(&call.arguments) + 1)
             .sum();
-        MESSAGE_OVERHEAD + self.count(message.content()) + calls
+        let content = message.full_content();
+        let content = match &*content {
+            Content::Text(text) => self.count(text),
+            Content::Parts(parts) => parts.iter().map(|part| self.count_part(part)).sum(),
+        };
+        MESSAGE_OVERHEAD + content + calls
+    }
+
+    /// The tokens of one part of a message: its text; an image, [`IMAGE_TOKENS`]; a file
+    /// inline, its data counted as text (a URL, [`IMAGE_TOKENS`]); reasoning, its text.
+    fn count_part(&self, part: &Part) -> usize {
+        match part {
+            Part::Text { text } => self.count(text),
+            Part::Reasoning(reasoning) => self.count(&reasoning.text),
+            Part::File {
+                source: Source::Base64 { data, .. },
+                ..
+            } => self.count(data),
+            _ => IMAGE_TOKENS,
+        }
     }
 
     /// The tokens of a history sent to the model.
@@ -120,6 +147,30 @@ mod tests {
         let message = Message::assistant_with_calls("abcd", vec![call]);
         // framing 3 + text 1 + (name 1 + arguments 2 + 1)
         assert_eq!(CharEstimate.count_message(&message), 8);
+    }
+
+    #[test]
+    fn images_count_as_a_fixed_allowance_files_as_their_data_and_reasoning_as_its_text() {
+        use adk::content::Reasoning;
+
+        let mut content = Content::from("abcd");
+        content.push(Part::image(Source::base64(
+            "image/png",
+            "A".repeat(4_000_000),
+        )));
+        content.push(Part::file(
+            Source::base64("application/pdf", "B".repeat(400)),
+            None,
+        ));
+        let thinking =
+            Reasoning::new("anthropic", "abcdefgh").with_data("signature", "x".repeat(999));
+        content.push(Part::Reasoning(thinking));
+        let message = Message::user(content);
+        // framing 3 + text 1 + image 1,600 + file 100 + reasoning 2 (not its signature)
+        assert_eq!(
+            CharEstimate.count_message(&message),
+            3 + 1 + IMAGE_TOKENS + 100 + 2
+        );
     }
 
     fn _object_safe(_: &dyn TokenCounter) {}
