@@ -43,13 +43,16 @@ use serde::{Deserialize, Serialize};
 ///
 /// It reads as its [text](Content::text) where a `&str` is wanted (`content.len()`,
 /// `content.contains(..)`, `format!("{content}")`).
+///
+/// The parts are boxed so that `Content` takes no more room than a `String`: every
+/// message of every history holds one, and most are text only.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Content {
     /// Text only.
     Text(String),
-    /// Parts, in order.
-    Parts(Vec<Part>),
+    /// Parts, in order (build it with `Content::from(vec![...])`).
+    Parts(Box<Vec<Part>>),
 }
 
 impl Content {
@@ -123,7 +126,7 @@ impl Content {
         match self {
             Content::Text(text) if text.is_empty() => Cow::Borrowed(&[]),
             Content::Text(text) => Cow::Owned(vec![Part::text(text.as_str())]),
-            Content::Parts(parts) => Cow::Borrowed(parts),
+            Content::Parts(parts) => Cow::Borrowed(parts.as_slice()),
         }
     }
 
@@ -131,7 +134,7 @@ impl Content {
     pub fn reasoning(&self) -> impl Iterator<Item = &Reasoning> {
         let parts = match self {
             Content::Text(_) => &[][..],
-            Content::Parts(parts) => parts,
+            Content::Parts(parts) => parts.as_slice(),
         };
         parts.iter().filter_map(|p| match p {
             Part::Reasoning(reasoning) => Some(reasoning),
@@ -151,7 +154,7 @@ impl Content {
                     });
                 }
                 parts.push(part);
-                *self = Content::Parts(parts);
+                *self = Content::Parts(Box::new(parts));
             }
         }
     }
@@ -194,7 +197,7 @@ impl fmt::Debug for Content {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Content::Text(text) => fmt::Debug::fmt(text, f),
-            Content::Parts(parts) => f.debug_list().entries(parts).finish(),
+            Content::Parts(parts) => f.debug_list().entries(parts.iter()).finish(),
         }
     }
 }
@@ -231,7 +234,7 @@ impl From<Cow<'_, str>> for Content {
 
 impl From<Vec<Part>> for Content {
     fn from(parts: Vec<Part>) -> Self {
-        Content::Parts(parts)
+        Content::Parts(Box::new(parts))
     }
 }
 
@@ -425,6 +428,16 @@ impl Reasoning {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// Every message of every history holds a `Content`: parts must not make the
+    /// common, text-only message bigger (W1 copies histories; a bigger message crossed
+    /// the allocator's small-size cache and cost 7% of a run).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn content_takes_no_more_room_than_a_string_nor_a_message_more_than_before_parts() {
+        assert_eq!(std::mem::size_of::<Content>(), std::mem::size_of::<String>());
+        assert_eq!(std::mem::size_of::<crate::message::Message>(), 80);
+    }
 
     #[test]
     fn text_only_content_is_a_json_string_and_parts_an_array() {

@@ -345,7 +345,7 @@ impl MessageAccumulator {
         let content = if self.parts.is_empty() {
             Content::Text(self.text)
         } else {
-            Content::Parts(self.parts)
+            Content::from(self.parts)
         };
         Message::assistant_with_calls(content, calls)
     }

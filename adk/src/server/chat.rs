@@ -174,7 +174,7 @@ impl Content {
             (other, _) => Err(ChatError::Part(other.to_owned())),
         });
         read.collect::<Result<Vec<_>, _>>()
-            .map(content::Content::Parts)
+            .map(content::Content::from)
     }
 
     fn text(&self) -> Result<String, ChatError> {
