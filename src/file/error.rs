@@ -79,6 +79,13 @@ pub enum ProblemKind {
     NotEnabled,
     /// A registered handler refused its settings, or a built-in one its values.
     HandlerSettings,
+    /// Collections nested deeper than [`FileReader::MAX_DEPTH`](super::FileReader::MAX_DEPTH)
+    /// levels: the file is refused there, unread.
+    TooDeep,
+    /// Aliases that together repeat more than
+    /// [`FileReader::MAX_ALIASED_NODES`](super::FileReader::MAX_ALIASED_NODES) nodes (an
+    /// "alias bomb"): the file is refused at the alias that passes the limit, unread.
+    AliasExpansion,
 }
 
 impl ProblemKind {
@@ -101,6 +108,8 @@ impl ProblemKind {
             ProblemKind::Conflict => "conflict",
             ProblemKind::NotEnabled => "not_enabled",
             ProblemKind::HandlerSettings => "handler_settings",
+            ProblemKind::TooDeep => "too_deep",
+            ProblemKind::AliasExpansion => "alias_expansion",
         }
     }
 }

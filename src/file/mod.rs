@@ -125,9 +125,11 @@ mod duplicates;
 mod error;
 mod exit_if;
 mod handlers;
+mod limits;
 mod load;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod nodes;
 mod parse;
 mod reader;
 mod registry;
