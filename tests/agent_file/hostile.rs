@@ -1,6 +1,6 @@
 //! Hostile files: nesting too deep for any stack, aliases that expand to billions of
-//! nodes. Each is refused with its place, in work that grows with the file's size,
-//! never with what its aliases would expand to.
+//! nodes, a megabyte of unknown keys. Each is refused (or reported) with its place, in
+//! work that grows with the file's size, never with what its aliases would expand to.
 
 use std::time::{Duration, Instant};
 
@@ -109,4 +109,27 @@ model:
         .env(|_| None)
         .read_str(text, "agent.yaml");
     assert!(file.is_ok(), "{}", file.unwrap_err());
+}
+
+#[test]
+fn a_megabyte_of_unknown_keys_is_reported_and_shown_in_time_linear_in_its_size() {
+    let mut text = MODEL.to_owned();
+    let mut keys = 0;
+    while text.len() < 1_000_000 {
+        text.push_str(&format!("key_{keys}: 1\n"));
+        keys += 1;
+    }
+    let start = Instant::now();
+    let errors = AgentFile::reader()
+        .env(|_| None)
+        .read_str(&text, "keys.yaml")
+        .expect_err("unknown keys");
+    assert_eq!(errors.problems().len(), keys);
+    assert!(errors.problems().iter().all(|p| p.kind() == UnknownKey));
+    let shown = errors.to_string();
+    let took = start.elapsed();
+    assert!(took < GENEROUS, "reading and showing took {took:?}");
+    // Each problem shows its own line, the last one too.
+    let last = format!("{} | key_{}: 1\n", keys + 1, keys - 1);
+    assert!(shown.contains(&last), "{}", &shown[shown.len() - 500..]);
 }

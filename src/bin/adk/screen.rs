@@ -169,15 +169,19 @@ pub(crate) fn hint(message: fmt::Arguments<'_>) {
     );
 }
 
-/// Writes a file's problems to standard error, each with its place in the file.
+/// Writes a file's problems to standard error, each with its place in the file, in
+/// one write (a file can have a hundred thousand of them).
 pub(crate) fn problems(errors: &FileErrors) {
-    let mut err = anstream::stderr();
-    for line in errors.to_string().lines() {
+    use std::fmt::Write as _;
+    let shown = errors.to_string();
+    let mut styled = String::with_capacity(shown.len() + 64);
+    for line in shown.lines() {
         let _ = match line.strip_prefix("error") {
-            Some(rest) => writeln!(err, "{BAD}error{BAD:#}{rest}"),
-            None => writeln!(err, "{line}"),
+            Some(rest) => writeln!(styled, "{BAD}error{BAD:#}{rest}"),
+            None => writeln!(styled, "{line}"),
         };
     }
+    let _ = anstream::stderr().write_all(styled.as_bytes());
 }
 
 /// The text, cut to [`RESULT_CHARS`] characters on one line.
