@@ -193,3 +193,70 @@ fn one_message_left_at_an_approval_shows_where_the_run_waits() {
     );
     assert!(!shown.contains("next message"), "{shown}");
 }
+
+/// `adk ARGS | head -1`: the first line of standard output, then the pipe closed while
+/// `adk` still has lines to write; its exit status and standard error.
+fn first_line_then_close(args: &[&str]) -> (String, Option<i32>, String) {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    use std::time::Instant;
+
+    let mut child = crate::support::adk()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("adk runs");
+    let mut first = String::new();
+    {
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+        stdout.read_line(&mut first).expect("a line");
+        // Dropped here: the pipe's reading end closes, as `head -1` exits.
+    }
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            break status;
+        }
+        if start.elapsed() > crate::support::PATIENCE {
+            let _ = child.kill();
+            panic!("adk kept running after its standard output closed");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        let _ = pipe.read_to_string(&mut stderr);
+    }
+    (first, status.code(), stderr)
+}
+
+#[test]
+fn json_piped_into_head_ends_quietly_when_the_pipe_closes() {
+    let (first, status, stderr) = first_line_then_close(&[
+        "run",
+        "tests/cli/agents/slow.yaml",
+        "--message",
+        "A room in Paris",
+        "--json",
+    ]);
+    assert!(first.starts_with('{'), "{first}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn a_chat_piped_into_head_ends_quietly_when_the_pipe_closes() {
+    let (first, status, stderr) = first_line_then_close(&[
+        "run",
+        "tests/cli/agents/slow.yaml",
+        "--message",
+        "A room in Paris",
+    ]);
+    assert!(first.contains("set_slot_city"), "{first}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+}

@@ -73,6 +73,8 @@ enum Ended {
     Result(Box<AgentResult>),
     /// The person pressed Ctrl-C.
     Cancelled,
+    /// Standard output's reader went away: the run is dropped (cancelled), no one reads it.
+    Closed,
     /// With an error, as the person is to read it.
     Failed(String),
 }
@@ -108,8 +110,10 @@ impl Chat<'_> {
                     }
                     if !line.is_empty() {
                         let _ = self.editor.add_history_entry(line);
-                        // A failed run is shown; the chat goes on.
-                        let _ = self.turn(line);
+                        // A failed run is shown; the chat goes on, unless no one reads it.
+                        if let Err(Failure::Closed) = self.turn(line) {
+                            return Err(Failure::Closed);
+                        }
                     }
                 }
                 Err(ReadlineError::Interrupted) => {
@@ -173,6 +177,7 @@ impl Chat<'_> {
                 self.screen.note(format_args!("cancelled"));
                 Err(Failure::Run)
             }
+            Ended::Closed => Err(Failure::Closed),
             Ended::Failed(error) => {
                 screen::error(format_args!("the run failed: {error}"));
                 Err(Failure::Run)
@@ -217,7 +222,7 @@ impl Chat<'_> {
             tokio::select! {
                 event = run.next() => match event {
                     Some(Ok(event)) if self.json => {
-                        print_wire(&WireEvent::from(&event));
+                        self.screen.wire(&WireEvent::from(&event));
                         if let AgentEvent::Completed(result) = event {
                             return Ended::Result(result);
                         }
@@ -226,13 +231,16 @@ impl Chat<'_> {
                     Some(Ok(event)) => self.screen.event(&event),
                     Some(Err(error)) => {
                         if self.json {
-                            print_wire(&WireEvent::from(&error));
+                            self.screen.wire(&WireEvent::from(&error));
                         }
                         return Ended::Failed(error.to_string());
                     }
                     None => return Ended::Failed("the run ended without a result".into()),
                 },
                 () = &mut cancel => return Ended::Cancelled,
+            }
+            if self.screen.closed() {
+                return Ended::Closed;
             }
         }
     }
@@ -333,14 +341,6 @@ impl Chat<'_> {
             Ok(line) => Some(line.trim().to_owned()),
             Err(_) => None,
         }
-    }
-}
-
-/// One event on a line of its own, in its wire form.
-fn print_wire(event: &WireEvent) {
-    match serde_json::to_string(event) {
-        Ok(line) => println!("{line}"),
-        Err(error) => screen::error(format_args!("cannot write an event as JSON: {error}")),
     }
 }
 

@@ -1,6 +1,10 @@
 //! How `adk` writes to the terminal: a run's events as they happen, notes and errors,
 //! styled with [`anstyle`] through [`anstream`], which drops the styles when the output
 //! is not a terminal or `NO_COLOR` is set (as clap does for the help).
+//!
+//! A standard output whose reader went away (`adk run ... | head -1`) is not an error:
+//! the screen stops writing and says so ([`Screen::closed`]), and the command ends
+//! quietly, with status 0, as `head` meant it to (ripgrep does the same).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -9,6 +13,7 @@ use std::io::Write;
 use anstyle::{AnsiColor, Style};
 use tower_adk::AgentEvent;
 use tower_adk::file::FileErrors;
+use tower_adk::wire::WireEvent;
 
 const TOOL: Style = AnsiColor::Cyan.on_default();
 const CHUNK: Style = Style::new().dimmed();
@@ -27,6 +32,8 @@ const RESULT_CHARS: usize = 200;
 #[derive(Debug)]
 pub(crate) struct Screen<W = anstream::Stdout> {
     out: W,
+    /// The output's reader went away: nothing more is written.
+    closed: bool,
     line_start: bool,
     streamed: bool,
     arguments: HashMap<String, String>,
@@ -43,6 +50,7 @@ impl<W: Write> Screen<W> {
     fn on(out: W) -> Self {
         Screen {
             out,
+            closed: false,
             line_start: true,
             streamed: false,
             arguments: HashMap::new(),
@@ -146,13 +154,43 @@ impl<W: Write> Screen<W> {
         self.flush();
     }
 
+    /// One event on a line of its own, in its wire form (`adk run --json`).
+    pub(crate) fn wire(&mut self, event: &WireEvent) {
+        match serde_json::to_string(event) {
+            Ok(line) => {
+                self.write(format_args!("{line}\n"));
+                self.flush();
+            }
+            Err(failure) => error(format_args!("cannot write an event as JSON: {failure}")),
+        }
+    }
+
+    /// Whether the output's reader went away (a closed pipe): whatever is left to show
+    /// has no one to read it.
+    pub(crate) fn closed(&self) -> bool {
+        self.closed
+    }
+
     pub(crate) fn flush(&mut self) {
-        // A terminal that went away: nothing left to show anything on.
-        let _ = self.out.flush();
+        let flushed = self.out.flush();
+        self.note_closed(flushed);
     }
 
     fn write(&mut self, text: fmt::Arguments<'_>) {
-        let _ = self.out.write_fmt(text);
+        if !self.closed {
+            let written = self.out.write_fmt(text);
+            self.note_closed(written);
+        }
+    }
+
+    /// A closed pipe closes the screen; other errors (a terminal that went away) leave
+    /// nothing to show them on, and are let go.
+    fn note_closed(&mut self, outcome: std::io::Result<()>) {
+        if let Err(error) = outcome
+            && error.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            self.closed = true;
+        }
     }
 }
 
