@@ -458,3 +458,14 @@ fn an_openai_model_without_a_name_is_a_problem_unless_openai_model_is_set() {
             .unwrap_or_else(|errors| panic!("{errors}"));
     }
 }
+
+#[test]
+fn a_template_that_does_not_compile_says_so_once() {
+    let found = problems(&format!("{MODEL}prompt: '{{{{ description '\n"));
+    let message = found[0].message();
+    assert_eq!(message.matches("does not compile").count(), 1, "{message}");
+    assert!(
+        message.starts_with("the prompt template does not compile: "),
+        "{message}"
+    );
+}
