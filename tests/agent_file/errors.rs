@@ -459,6 +459,48 @@ fn an_openai_model_without_a_name_is_a_problem_unless_openai_model_is_set() {
     }
 }
 
+#[tokio::test]
+async fn a_scripted_call_of_a_tool_the_agent_lacks_is_a_problem_at_its_name() {
+    let text = "\
+model:
+  provider: scripted
+  turns:
+    - call: {tool: refnd, arguments: {order: 7}}
+    - calls: [{tool: refund}, {tool: lookup_order}]
+tools: [refund]
+";
+    // Read against the registry (as `adk check` does) ...
+    let found = problems_with(text, &registry());
+    assert_eq!(places(&found), [(UnknownTool, 4, 20), (UnknownTool, 5, 38)]);
+    assert_eq!(found[0].message(), "the agent has no tool `refnd`");
+    assert_eq!(found[0].suggestion(), Some("refund"));
+    // ... and loaded after a read without one.
+    let file = AgentFile::reader()
+        .env(|_| None)
+        .read_str(text, "agent.yaml")
+        .unwrap();
+    let Err(LoadError::File(errors)) = file.load(&registry()).await else {
+        panic!("the unknown tools are problems of the file");
+    };
+    assert_eq!(
+        places(errors.problems()),
+        [(UnknownTool, 4, 20), (UnknownTool, 5, 38)]
+    );
+}
+
+#[test]
+fn a_scripted_call_of_a_handlers_own_tool_is_no_problem() {
+    let text = "\
+model:
+  provider: scripted
+  turns: [{call: {tool: set_slot_city, arguments: {value: Paris}}}, {call: {tool: task_completed}}]
+handlers:
+  - task_completed
+  - slots: {slots: [{name: city}]}
+";
+    read_with(text, &registry(), &[]).unwrap_or_else(|errors| panic!("{errors}"));
+}
+
 #[test]
 fn a_template_that_does_not_compile_says_so_once() {
     let found = problems(&format!("{MODEL}prompt: '{{{{ description '\n"));
