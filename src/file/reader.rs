@@ -146,7 +146,7 @@ impl<'r> FileReader<'r> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let source: Arc<str> = Arc::from(text);
         let fail = |problems| FileErrors::new(name.clone(), Arc::clone(&source), problems);
-        let nodes = super::nodes::load(text).map_err(|problem| fail(vec![problem]))?;
+        let nodes = super::nodes::load(text).map_err(fail)?;
         let Some(root) = nodes.documents.first() else {
             let message = "the agent file is empty; it needs at least `model`";
             return Err(fail(vec![check::at_start(
@@ -157,7 +157,7 @@ impl<'r> FileReader<'r> {
         let mut walk = Walk::new(&*self.env);
         let spec = parse::spec(&mut walk, root, base);
         let mut problems = walk.problems;
-        problems.extend(nodes.duplicates);
+        problems.extend(nodes.problems);
         if let Some(extra) = nodes.documents.get(1) {
             let at = super::yaml::location(extra);
             problems.push(Problem::new(

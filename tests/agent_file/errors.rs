@@ -502,6 +502,57 @@ handlers:
 }
 
 #[test]
+fn a_tab_is_one_problem_and_the_files_other_problems_are_still_found() {
+    let text = format!(
+        "{MODEL}max_iteration: 5\nhandlers:\n\t- task_complete\ntimezone: Mars/Olympus\nprompt: \"a\\tb\"\n"
+    );
+    let found = problems(&text);
+    assert_eq!(
+        places(&found),
+        [
+            (UnknownKey, 2, 1),
+            (Syntax, 4, 1),
+            (UnknownHandler, 4, 4),
+            (InvalidTimezone, 5, 11)
+        ]
+    );
+    assert!(
+        found[1].message().contains("a tab"),
+        "{}",
+        found[1].message()
+    );
+}
+
+#[test]
+fn tabs_inside_text_in_comments_and_at_line_ends_are_no_problem() {
+    // (The file does not parse for another reason: its tabs are then looked at.)
+    let text = format!(
+        "{MODEL}prompt: |\n  Steps:\n  \t1. look\ndescription: 'a\tb' # a\tcomment\t\nname: [\n"
+    );
+    let found = problems(&text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].kind(), Syntax);
+    assert!(!found[0].message().contains("a tab"), "{found:?}");
+}
+
+#[test]
+fn tabs_in_indentation_or_after_a_key_are_each_a_problem_where_they_are() {
+    let text = format!("{MODEL}handlers:\n\t- task_completed\n\t- envelope\ntimezone:\t\tUTC\n");
+    let found = problems(&text);
+    assert_eq!(
+        places(&found),
+        [(Syntax, 3, 1), (Syntax, 4, 1), (Syntax, 5, 10)]
+    );
+    let shown = AgentFile::from_str(&text, "tabs.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        shown.contains("5 | timezone:\t\tUTC\n  |          ^^\n"),
+        "{shown}"
+    );
+}
+
+#[test]
 fn a_template_that_does_not_compile_says_so_once() {
     let found = problems(&format!("{MODEL}prompt: '{{{{ description '\n"));
     let message = found[0].message();
