@@ -260,3 +260,33 @@ fn a_chat_piped_into_head_ends_quietly_when_the_pipe_closes() {
     assert_eq!(status, Some(0), "{stderr}");
     assert_eq!(stderr, "");
 }
+
+/// `printf 'line\n...' | adk run FILE`: a chat whose messages come from a pipe.
+fn piped_chat(file: &str, input: &str) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+
+    let mut child = crate::support::adk()
+        .args(["run", file])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("adk runs");
+    let mut stdin = child.stdin.take().expect("piped");
+    stdin.write_all(input.as_bytes()).expect("written");
+    drop(stdin);
+    child.wait_with_output().expect("adk ends")
+}
+
+#[test]
+fn a_run_that_a_tool_ends_shows_the_tools_final_message() {
+    // Setting the only slot (once approved) ends the run with the slots' message.
+    let output = piped_chat("tests/cli/agents/strict.yaml", "A double room\ny\n");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("✓ set_slot_room: The slot `room` is set to \"double\".\nI have everything I need:\n- room: double\n"),
+        "{stdout}"
+    );
+}

@@ -227,7 +227,10 @@ impl Chat<'_> {
                             return Ended::Result(result);
                         }
                     }
-                    Some(Ok(AgentEvent::Completed(result))) => return Ended::Result(result),
+                    Some(Ok(AgentEvent::Completed(result))) => {
+                        self.screen.completed(&result);
+                        return Ended::Result(result);
+                    }
                     Some(Ok(event)) => self.screen.event(&event),
                     Some(Err(error)) => {
                         if self.json {

@@ -11,9 +11,9 @@ use std::fmt;
 use std::io::Write;
 
 use anstyle::{AnsiColor, Style};
-use tower_adk::AgentEvent;
 use tower_adk::file::FileErrors;
 use tower_adk::wire::WireEvent;
+use tower_adk::{AgentEvent, AgentResult, RunStatus};
 
 const TOOL: Style = AnsiColor::Cyan.on_default();
 const CHUNK: Style = Style::new().dimmed();
@@ -37,6 +37,9 @@ pub(crate) struct Screen<W = anstream::Stdout> {
     line_start: bool,
     streamed: bool,
     arguments: HashMap<String, String>,
+    /// The text of the run's last message shown, to tell whether its final message,
+    /// when a tool ends the run with one of its own, is still to be shown.
+    last_text: String,
 }
 
 impl Screen {
@@ -54,6 +57,7 @@ impl<W: Write> Screen<W> {
             line_start: true,
             streamed: false,
             arguments: HashMap::new(),
+            last_text: String::new(),
         }
     }
 
@@ -73,6 +77,7 @@ impl<W: Write> Screen<W> {
                     self.line_start = false;
                 }
                 self.streamed = false;
+                message.content().clone_into(&mut self.last_text);
                 for call in message.tool_calls() {
                     self.arguments
                         .insert(call.id.to_string(), call.arguments.to_string());
@@ -109,6 +114,19 @@ impl<W: Write> Screen<W> {
     /// Forgets the tool calls of the last message (a run and its resumes share them).
     pub(crate) fn start_turn(&mut self) {
         self.arguments.clear();
+        self.last_text.clear();
+    }
+
+    /// Shows the final message of a completed run when no message event showed it: a
+    /// tool ended the run with a message of its own (the slots' "I have everything I
+    /// need", a tool that returns directly).
+    pub(crate) fn completed(&mut self, result: &AgentResult) {
+        let text = result.final_message.content();
+        if result.status != RunStatus::Interrupted && !text.is_empty() && text != self.last_text {
+            self.line(format_args!("{text}"));
+            text.clone_into(&mut self.last_text);
+            self.flush();
+        }
     }
 
     /// Ends the line the run's text left open.
