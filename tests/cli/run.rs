@@ -280,6 +280,24 @@ fn piped_chat(file: &str, input: &str) -> std::process::Output {
 }
 
 #[test]
+fn a_piped_booking_chat_keeps_its_slots_from_message_to_message() {
+    let output = piped_chat(
+        "examples/agents/booking.yaml",
+        "A room in Paris\n3 nights, double\n",
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    // The second message sets the nights and the room; the city of the first is kept,
+    // so the booking is made there.
+    assert!(
+        stdout.contains("I have everything I need:\n- city: Paris\n- nights: 3\n- room: double"),
+        "{stdout}{stderr}"
+    );
+    assert!(!stdout.contains("Not set yet: city"), "{stdout}");
+}
+
+#[test]
 fn a_run_that_a_tool_ends_shows_the_tools_final_message() {
     // Setting the only slot (once approved) ends the run with the slots' message.
     let output = piped_chat("tests/cli/agents/strict.yaml", "A double room\ny\n");
