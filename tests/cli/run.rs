@@ -298,6 +298,18 @@ fn a_piped_booking_chat_keeps_its_slots_from_message_to_message() {
 }
 
 #[test]
+fn a_piped_chat_with_a_failed_run_exits_1() {
+    // The booking's scripted model has three turns: a third message finds none left.
+    let output = piped_chat(
+        "examples/agents/booking.yaml",
+        "A room in Paris\n3 nights, double\nAnd breakfast?\n",
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the run failed"), "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+}
+
+#[test]
 fn a_run_that_a_tool_ends_shows_the_tools_final_message() {
     // Setting the only slot (once approved) ends the run with the slots' message.
     let output = piped_chat("tests/cli/agents/strict.yaml", "A double room\ny\n");

@@ -53,6 +53,7 @@ impl Options {
             waiting: None,
             json: self.json,
             one_message: self.message.is_some(),
+            failed: false,
         };
         match self.message {
             Some(text) => chat.turn(&text),
@@ -91,11 +92,22 @@ struct Chat<'r> {
     json: bool,
     /// `--message`: one message, no next one to ask again with.
     one_message: bool,
+    /// A run of the chat failed: the chat goes on, and ends with status 1.
+    failed: bool,
 }
 
 impl Chat<'_> {
-    /// Reads a message, runs it, again, until Ctrl-D or `/exit`.
+    /// Reads a message, runs it, again, until Ctrl-D or `/exit`; a chat in which a run
+    /// failed ends with [`Failure::Run`] (a piped chat's status says so).
     fn prompt_loop(&mut self) -> Result<(), Failure> {
+        let chatted = self.chat();
+        match chatted {
+            Ok(()) if self.failed => Err(Failure::Run),
+            other => other,
+        }
+    }
+
+    fn chat(&mut self) -> Result<(), Failure> {
         self.screen.note(format_args!(
             "Chatting with `{}` on thread {}. Ctrl-C cancels a reply; Ctrl-D or /exit leaves.",
             self.agent.name(),
@@ -153,6 +165,7 @@ impl Chat<'_> {
                 screen::error(format_args!(
                     "the run stopped at an interrupt without a checkpoint"
                 ));
+                self.failed = true;
                 return Err(Failure::Run);
             };
             request = self.answer(Waiting {
@@ -180,6 +193,7 @@ impl Chat<'_> {
             Ended::Closed => Err(Failure::Closed),
             Ended::Failed(error) => {
                 screen::error(format_args!("the run failed: {error}"));
+                self.failed = true;
                 Err(Failure::Run)
             }
         }
