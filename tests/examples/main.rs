@@ -197,3 +197,40 @@ async fn the_structured_output_example_runs_to_its_end() {
 async fn the_long_conversation_example_runs_to_its_end() {
     long_conversation::demo().await.unwrap();
 }
+
+/// The README's Rust examples are whole programs, shown whole: a reader pastes what
+/// they see. (The README's code blocks run as doc tests of the facade crate, where
+/// rustdoc would hide a line that starts with `# `.)
+#[test]
+fn the_readmes_rust_examples_are_whole_programs_with_no_hidden_lines() {
+    let readme = include_str!("../../README.md");
+    // Outside a code block: `None`; inside one: whether it is Rust, and where it starts.
+    let mut block: Option<(bool, usize)> = None;
+    let mut programs = 0;
+    let mut has_main = false;
+    for (number, line) in readme.lines().enumerate().map(|(i, l)| (i + 1, l)) {
+        if let Some(fence) = line.strip_prefix("```") {
+            match block.take() {
+                Some((true, start)) => {
+                    assert!(
+                        has_main,
+                        "README.md:{start}: a Rust example without `fn main`"
+                    );
+                    programs += 1;
+                }
+                Some((false, _)) => {}
+                None => {
+                    block = Some((fence.starts_with("rust"), number));
+                    has_main = false;
+                }
+            }
+            continue;
+        }
+        if let Some((true, _)) = block {
+            let hidden = line == "#" || line.starts_with("# ");
+            assert!(!hidden, "README.md:{number}: a hidden line: {line}");
+            has_main |= line.contains("fn main(");
+        }
+    }
+    assert!(programs >= 6, "{programs} Rust examples found");
+}
