@@ -11,9 +11,11 @@
 //! ```
 //!
 //! One answer per line: `approve`, `edit {json}`, `reject REASON`, `respond TEXT`. No
-//! answer (end of input) rejects the call. With a checkpoint database the run can stop
+//! answer (end of input) rejects the call; an answer that is not one of these, or edited
+//! arguments the tool refuses (`edit {"order": "seven"}`), is shown and asked again. With a checkpoint database the run can stop
 //! in one process (`--ask-later` prints its checkpoint id) and be resumed in another
-//! (`--resume ID`):
+//! (`--resume ID`, which says first whether the checkpoint still waits: one resumed
+//! already is not asked about again):
 //!
 //! ```sh
 //! cargo run --example approval --features sqlite -- --checkpoint-db target/approval.db --ask-later
@@ -23,14 +25,18 @@
 use std::error::Error;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 
 use serde_json::json;
+use tower_adk::agent::{CheckpointStatus, ResumeError};
 use tower_adk::checkpoint::{CheckpointId, CheckpointStore, MemoryStore};
 use tower_adk::handlers::{ApprovalRule, DecisionKind, HumanApproval};
-use tower_adk::interrupt::Decision;
+use tower_adk::interrupt::{Decision, PendingInterrupt};
 use tower_adk::testing::{ScriptedModel, Turn};
-use tower_adk::{Agent, AgentRequest, AgentResult, RunStatus, Tool, ToolInfo, ToolOutput};
+use tower_adk::{
+    Agent, AgentError, AgentRequest, AgentResult, RunStatus, Tool, ToolInfo, ToolOutput,
+};
 
 /// What the command line asks for.
 #[derive(Debug, Default)]
@@ -122,7 +128,8 @@ async fn agent(args: &Args) -> Result<Agent, Box<dyn Error>> {
     Ok(agent)
 }
 
-/// Reads the person's decision: one line; end of input rejects.
+/// Reads the person's decision: one line; end of input rejects. A line that is not a
+/// decision is an error, for the caller to show before asking again.
 pub(crate) fn read_decision(input: &mut impl BufRead) -> Result<Decision, Box<dyn Error>> {
     let mut line = String::new();
     if input.read_line(&mut line)? == 0 {
@@ -136,7 +143,8 @@ pub(crate) fn read_decision(input: &mut impl BufRead) -> Result<Decision, Box<dy
     Ok(match word {
         "approve" => Decision::Approve,
         "edit" => Decision::Edit {
-            arguments: serde_json::from_str(rest)?,
+            arguments: serde_json::from_str(rest)
+                .map_err(|error| format!("`{rest}` is not JSON: {error}"))?,
         },
         "reject" => Decision::Reject {
             reason: rest.to_owned(),
@@ -148,18 +156,37 @@ pub(crate) fn read_decision(input: &mut impl BufRead) -> Result<Decision, Box<dy
     })
 }
 
+/// The interrupt that the checkpoint `id` waits at, read from the store before anything
+/// is asked: a checkpoint that was used already (or whose run ended, or that does not
+/// exist) is said so at once, as the resume would refuse it.
+async fn waiting_at(agent: &Agent, id: &CheckpointId) -> Result<PendingInterrupt, Box<dyn Error>> {
+    let Some((head, checkpoint)) = agent.last_checkpoint(&id.thread).await? else {
+        return Err(ResumeError::Unknown(id.clone()).into());
+    };
+    if head.version != id.version {
+        return Err(ResumeError::Used(id.clone(), head.version).into());
+    }
+    if checkpoint.status != CheckpointStatus::Interrupted {
+        return Err(ResumeError::Ended(id.clone()).into());
+    }
+    let waiting = checkpoint.interrupts.into_iter().next();
+    waiting.ok_or_else(|| ResumeError::Ended(id.clone()).into())
+}
+
 /// One session: run (or resume) to the interrupt, ask, resume; the final result, or
-/// `None` when the run was left for later.
+/// `None` when the run was left for later. An answer that is not a decision, or edited
+/// arguments the tool refuses, is shown and asked again.
 pub(crate) async fn session(
     args: &Args,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<Option<AgentResult>, Box<dyn Error>> {
     let agent = agent(args).await?;
-    let (checkpoint, interrupt_id) = match &args.resume {
+    let (checkpoint, asked) = match &args.resume {
         Some(id) => {
             let checkpoint: CheckpointId = id.parse()?;
-            (checkpoint, format!("agent:{}/tool:c1", agent.name()))
+            let asked = waiting_at(&agent, &checkpoint).await?;
+            (checkpoint, asked)
         }
         None => {
             let request = AgentRequest::user("Please refund order 7, it arrived broken.");
@@ -167,30 +194,43 @@ pub(crate) async fn session(
             if stopped.status != RunStatus::Interrupted {
                 return Ok(Some(stopped));
             }
-            let asked = &stopped.interrupts[0];
-            writeln!(
-                out,
-                "{}",
-                asked.payload["description"].as_str().unwrap_or("?")
-            )?;
-            writeln!(out, "  payload: {}", asked.payload)?;
             let checkpoint = stopped.checkpoint.clone().ok_or("no checkpoint")?;
+            let asked = stopped.interrupts[0].clone();
             if args.ask_later {
+                show(out, &asked)?;
                 writeln!(out, "resume with: --resume {checkpoint}")?;
                 return Ok(None);
             }
-            (checkpoint, asked.id.clone())
+            (checkpoint, asked)
         }
     };
-    write!(
-        out,
-        "approve / edit {{json}} / reject REASON / respond TEXT > "
-    )?;
-    out.flush()?;
-    let decision = read_decision(input)?;
-    writeln!(out)?;
-    let resume = AgentRequest::resume(checkpoint, [(interrupt_id, decision)]);
-    let done = agent.run(resume.with_handler(approval())).await?;
+    show(out, &asked)?;
+    let done = loop {
+        write!(
+            out,
+            "approve / edit {{json}} / reject REASON / respond TEXT > "
+        )?;
+        out.flush()?;
+        let decision = match read_decision(input) {
+            Ok(decision) => decision,
+            Err(unreadable) => {
+                writeln!(out, "\n{unreadable}")?;
+                continue;
+            }
+        };
+        writeln!(out)?;
+        let resume = AgentRequest::resume(checkpoint.clone(), [(asked.id.clone(), decision)]);
+        match agent.run(resume.with_handler(approval())).await {
+            Ok(done) => break done,
+            // Refused before anything ran: the checkpoint waits as it did.
+            Err(AgentError::Resume(refused))
+                if matches!(*refused, ResumeError::InvalidEdit { .. }) =>
+            {
+                writeln!(out, "{refused}")?;
+            }
+            Err(other) => return Err(other.into()),
+        }
+    };
     for record in &done.tool_records {
         match &record.error {
             None => writeln!(out, "  {}: {}", record.name, record.content)?,
@@ -201,10 +241,29 @@ pub(crate) async fn session(
     Ok(Some(done))
 }
 
+/// The question the run waits at, and its payload.
+fn show(out: &mut impl Write, asked: &PendingInterrupt) -> std::io::Result<()> {
+    let question = asked.payload["description"].as_str().unwrap_or("?");
+    writeln!(out, "{question}")?;
+    writeln!(out, "  payload: {}", asked.payload)
+}
+
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn Error>> {
-    let args = Args::parse(std::env::args().skip(1))?;
+async fn main() -> ExitCode {
+    let args = match Args::parse(std::env::args().skip(1)) {
+        Ok(args) => args,
+        Err(usage) => {
+            eprintln!("error: {usage}");
+            return ExitCode::from(2);
+        }
+    };
     let stdin = std::io::stdin();
-    session(&args, &mut stdin.lock(), &mut std::io::stdout()).await?;
-    Ok(())
+    match session(&args, &mut stdin.lock(), &mut std::io::stdout()).await {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(error) => {
+            // In words (`Display`), as a person reads it.
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -23,7 +23,7 @@
 //! | [`ToolRetry`] | tool wrappers | retries idempotent tools on infrastructure errors, with a [`RetryPolicy`] (attempts, budget, backoff) |
 //! | [`StopAtTool`] | `before_agent`, tool wrappers, `after_agent` | ends the run at a named tool's call (or its first success); a run that ends elsewhere fails |
 //! | [`task_completed`] ([`TaskCompleted`]) | `before_agent`, `wrap_model`, `after_model` | adds a `task_completed` tool that ends the run with the model's closing text, asking for one if there is none |
-//! | [`SlotFilling`] | `before_agent`, tools | generates `set_slot_<name>` tools; ends the run once the slots are filled; the values in the result |
+//! | [`SlotFilling`] | `before_agent`, `after_agent`, tools | generates `set_slot_<name>` tools; ends the run once the slots are filled; the values in the result, and carried to the next run on the thread |
 //! | [`Summarizer`] | `before_model` | keeps the history within a token budget: older turns replaced by a model's summary, tool calls never split from their results |
 //! | [`ToolResultOffload`] | `before_agent`, `before_model`, `after_agent` | context editing: old, large tool results leave the history for a reference the model reads back with `read_tool_result` (or are cleared) |
 //! | [`Fallback`] ([`FallbackLayer`]) | (a model service) | falls back to other models when one fails, before its first streamed delta too |

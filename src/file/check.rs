@@ -72,8 +72,9 @@ pub(crate) fn handler_tools(spec: &Spec) -> Vec<String> {
     names
 }
 
-/// Every tool name a handler setting or `return_directly` uses must be one of `tools`
-/// (the agent's tools and the handlers' own); `"*"` in a role's list means all.
+/// Every tool name a handler setting, `return_directly` or a scripted turn's call uses
+/// must be one of `tools` (the agent's tools and the handlers' own); `"*"` in a role's
+/// list means all.
 pub(crate) fn tool_references(spec: &Spec, tools: &[String], problems: &mut Vec<Problem>) {
     let mut check = |name: &Spanned<String>, star: bool| {
         if (star && name.value == "*") || tools.contains(&name.value) {
@@ -85,6 +86,9 @@ pub(crate) fn tool_references(spec: &Spec, tools: &[String], problems: &mut Vec<
     };
     for name in &spec.return_directly {
         check(name, false);
+    }
+    if let Some(ModelSpec::Scripted { calls, .. }) = &spec.model {
+        calls.iter().for_each(|t| check(t, false));
     }
     for handler in &spec.handlers {
         match &handler.kind {

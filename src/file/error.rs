@@ -79,6 +79,13 @@ pub enum ProblemKind {
     NotEnabled,
     /// A registered handler refused its settings, or a built-in one its values.
     HandlerSettings,
+    /// Collections nested deeper than [`FileReader::MAX_DEPTH`](super::FileReader::MAX_DEPTH)
+    /// levels: the file is refused there, unread.
+    TooDeep,
+    /// Aliases that together repeat more than
+    /// [`FileReader::MAX_ALIASED_NODES`](super::FileReader::MAX_ALIASED_NODES) nodes (an
+    /// "alias bomb"): the file is refused at the alias that passes the limit, unread.
+    AliasExpansion,
 }
 
 impl ProblemKind {
@@ -101,6 +108,8 @@ impl ProblemKind {
             ProblemKind::Conflict => "conflict",
             ProblemKind::NotEnabled => "not_enabled",
             ProblemKind::HandlerSettings => "handler_settings",
+            ProblemKind::TooDeep => "too_deep",
+            ProblemKind::AliasExpansion => "alias_expansion",
         }
     }
 }
@@ -228,11 +237,9 @@ impl FileErrors {
         &self.problems
     }
 
-    fn source_line(&self, line: usize) -> &str {
-        self.text.lines().nth(line.saturating_sub(1)).unwrap_or("")
-    }
-
-    fn render(&self, f: &mut fmt::Formatter<'_>, problem: &Problem) -> fmt::Result {
+    /// Shows one problem; `lines` are the text's, found once for all the problems (a
+    /// search from the start for each one made a file of many problems quadratic).
+    fn render(&self, f: &mut fmt::Formatter<'_>, lines: &[&str], problem: &Problem) -> fmt::Result {
         let Location { line, column } = problem.location;
         let gutter = " ".repeat(line.to_string().len());
         writeln!(f, "error[{}]: {}", problem.kind.code(), problem.message)?;
@@ -241,7 +248,7 @@ impl FileErrors {
             return writeln!(f, "{gutter}--> {}", self.file);
         }
         writeln!(f, "{gutter}--> {}:{line}:{column}", self.file)?;
-        let source = self.source_line(line);
+        let source = lines.get(line - 1).copied().unwrap_or("");
         let room = source.chars().count().saturating_sub(column - 1).max(1);
         let marks = "^".repeat(problem.width.min(room));
         writeln!(f, "{gutter} |")?;
@@ -264,8 +271,9 @@ impl FileErrors {
 
 impl fmt::Display for FileErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lines: Vec<&str> = self.text.lines().collect();
         for problem in &self.problems {
-            self.render(f, problem)?;
+            self.render(f, &lines, problem)?;
             writeln!(f)?;
         }
         let n = self.problems.len();

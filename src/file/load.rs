@@ -95,7 +95,7 @@ fn model(
     registry: &Registry,
 ) -> Result<(AgentBuilder, Option<ScriptedModel>), LoadError> {
     let builder = match &spec.model {
-        Some(ModelSpec::Scripted { turns, per_run }) => {
+        Some(ModelSpec::Scripted { turns, per_run, .. }) => {
             let model = if *per_run {
                 ScriptedModel::per_run(turns.clone())
             } else {

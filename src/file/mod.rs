@@ -117,6 +117,11 @@
 //! and models) are checked when a [`Registry`] is given to the [`FileReader`], and
 //! again by [`AgentFile::load`], which also checks MCP servers' tool lists once
 //! connected.
+//!
+//! A tab where YAML wants spaces (in an indentation, after a key's `:`) is one problem
+//! at its place, and does not hide the others: the rest of the file is read with each
+//! such tab as a space. A file nested too deep, or whose aliases repeat too much, is
+//! refused at once (see [`FileReader`]'s limits).
 
 mod agent;
 mod agent_file;
@@ -125,14 +130,17 @@ mod duplicates;
 mod error;
 mod exit_if;
 mod handlers;
+mod limits;
 mod load;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod nodes;
 mod parse;
 mod reader;
 mod registry;
 mod role;
 mod spec;
+mod tabs;
 mod yaml;
 
 pub use self::agent::{FileAgent, HandlersLayer, HandlersService, LoadedAgent, Preview};

@@ -6,8 +6,6 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use saphyr::{LoadableYamlNode, MarkedYaml};
-
 use super::agent_file::AgentFile;
 use super::check;
 use super::error::{FileErrors, Location, Problem, ProblemKind};
@@ -58,6 +56,25 @@ impl AgentFile {
 /// let missing = errors.problems().iter().find(|p| p.kind() == ProblemKind::MissingEnv).unwrap();
 /// assert_eq!(missing.message(), "environment variable `LLM_URL` is not set");
 /// ```
+///
+/// # Limits
+///
+/// A file is refused, with one problem where it passes the limit, when it nests deeper
+/// than [`MAX_DEPTH`](Self::MAX_DEPTH) levels ([`ProblemKind::TooDeep`]) or when its
+/// aliases together repeat more than [`MAX_ALIASED_NODES`](Self::MAX_ALIASED_NODES)
+/// nodes ([`ProblemKind::AliasExpansion`]). Both are checked as the text is parsed,
+/// before any node is built, so that reading any file takes time and memory in
+/// proportion to its text (an agent file is a few levels deep and repeats little).
+///
+/// ```
+/// use tower_adk::file::{AgentFile, FileReader, ProblemKind};
+///
+/// let text = format!("model: {{provider: scripted}}\nx:\n{}1\n", "- ".repeat(100_000));
+/// let errors = AgentFile::from_str(&text, "deep.yaml").unwrap_err();
+/// assert_eq!(errors.problems()[0].kind(), ProblemKind::TooDeep);
+/// assert_eq!(errors.problems()[0].location().line, 3);
+/// assert_eq!(FileReader::MAX_DEPTH, 128);
+/// ```
 pub struct FileReader<'r> {
     registry: Option<&'r Registry>,
     env: Env<'r>,
@@ -67,6 +84,14 @@ pub struct FileReader<'r> {
 type Env<'r> = Box<dyn Fn(&str) -> Option<String> + 'r>;
 
 impl<'r> FileReader<'r> {
+    /// The deepest a file may nest: a collection inside this many others (the top
+    /// mapping is level 1) is a problem, an alias counting as what it repeats.
+    pub const MAX_DEPTH: usize = super::limits::MAX_DEPTH;
+
+    /// The most nodes that all the aliases of a file may repeat together: an alias of a
+    /// list of ten scalars repeats eleven.
+    pub const MAX_ALIASED_NODES: u64 = super::limits::MAX_ALIASED_NODES;
+
     pub(crate) fn new() -> Self {
         FileReader {
             registry: None,
@@ -121,12 +146,8 @@ impl<'r> FileReader<'r> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let source: Arc<str> = Arc::from(text);
         let fail = |problems| FileErrors::new(name.clone(), Arc::clone(&source), problems);
-        let documents = MarkedYaml::load_from_str(text).map_err(|error| {
-            let location = Location::from_marker(*error.marker());
-            let message = format!("not valid YAML: {}", error.info());
-            fail(vec![Problem::new(ProblemKind::Syntax, location, message)])
-        })?;
-        let Some(root) = documents.first() else {
+        let nodes = super::nodes::load(text).map_err(fail)?;
+        let Some(root) = nodes.documents.first() else {
             let message = "the agent file is empty; it needs at least `model`";
             return Err(fail(vec![check::at_start(
                 ProblemKind::MissingKey,
@@ -136,8 +157,8 @@ impl<'r> FileReader<'r> {
         let mut walk = Walk::new(&*self.env);
         let spec = parse::spec(&mut walk, root, base);
         let mut problems = walk.problems;
-        problems.extend(super::duplicates::duplicate_keys(text));
-        if let Some(extra) = documents.get(1) {
+        problems.extend(nodes.problems);
+        if let Some(extra) = nodes.documents.get(1) {
             let at = super::yaml::location(extra);
             problems.push(Problem::new(
                 ProblemKind::Syntax,

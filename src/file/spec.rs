@@ -45,8 +45,13 @@ pub(crate) enum ModelSpec {
         api_key: Option<String>,
         stream: Option<bool>,
     },
-    /// Scripted turns, for tests and examples.
-    Scripted { turns: Vec<Turn>, per_run: bool },
+    /// Scripted turns, for tests and examples; `calls` are the tools they call, checked
+    /// against the agent's.
+    Scripted {
+        turns: Vec<Turn>,
+        per_run: bool,
+        calls: Vec<Spanned<String>>,
+    },
     /// A model the program registered under a name.
     Registered(Spanned<String>),
 }

@@ -458,3 +458,107 @@ fn an_openai_model_without_a_name_is_a_problem_unless_openai_model_is_set() {
             .unwrap_or_else(|errors| panic!("{errors}"));
     }
 }
+
+#[tokio::test]
+async fn a_scripted_call_of_a_tool_the_agent_lacks_is_a_problem_at_its_name() {
+    let text = "\
+model:
+  provider: scripted
+  turns:
+    - call: {tool: refnd, arguments: {order: 7}}
+    - calls: [{tool: refund}, {tool: lookup_order}]
+tools: [refund]
+";
+    // Read against the registry (as `adk check` does) ...
+    let found = problems_with(text, &registry());
+    assert_eq!(places(&found), [(UnknownTool, 4, 20), (UnknownTool, 5, 38)]);
+    assert_eq!(found[0].message(), "the agent has no tool `refnd`");
+    assert_eq!(found[0].suggestion(), Some("refund"));
+    // ... and loaded after a read without one.
+    let file = AgentFile::reader()
+        .env(|_| None)
+        .read_str(text, "agent.yaml")
+        .unwrap();
+    let Err(LoadError::File(errors)) = file.load(&registry()).await else {
+        panic!("the unknown tools are problems of the file");
+    };
+    assert_eq!(
+        places(errors.problems()),
+        [(UnknownTool, 4, 20), (UnknownTool, 5, 38)]
+    );
+}
+
+#[test]
+fn a_scripted_call_of_a_handlers_own_tool_is_no_problem() {
+    let text = "\
+model:
+  provider: scripted
+  turns: [{call: {tool: set_slot_city, arguments: {value: Paris}}}, {call: {tool: task_completed}}]
+handlers:
+  - task_completed
+  - slots: {slots: [{name: city}]}
+";
+    read_with(text, &registry(), &[]).unwrap_or_else(|errors| panic!("{errors}"));
+}
+
+#[test]
+fn a_tab_is_one_problem_and_the_files_other_problems_are_still_found() {
+    let text = format!(
+        "{MODEL}max_iteration: 5\nhandlers:\n\t- task_complete\ntimezone: Mars/Olympus\nprompt: \"a\\tb\"\n"
+    );
+    let found = problems(&text);
+    assert_eq!(
+        places(&found),
+        [
+            (UnknownKey, 2, 1),
+            (Syntax, 4, 1),
+            (UnknownHandler, 4, 4),
+            (InvalidTimezone, 5, 11)
+        ]
+    );
+    assert!(
+        found[1].message().contains("a tab"),
+        "{}",
+        found[1].message()
+    );
+}
+
+#[test]
+fn tabs_inside_text_in_comments_and_at_line_ends_are_no_problem() {
+    // (The file does not parse for another reason: its tabs are then looked at.)
+    let text = format!(
+        "{MODEL}prompt: |\n  Steps:\n  \t1. look\ndescription: 'a\tb' # a\tcomment\t\nname: [\n"
+    );
+    let found = problems(&text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].kind(), Syntax);
+    assert!(!found[0].message().contains("a tab"), "{found:?}");
+}
+
+#[test]
+fn tabs_in_indentation_or_after_a_key_are_each_a_problem_where_they_are() {
+    let text = format!("{MODEL}handlers:\n\t- task_completed\n\t- envelope\ntimezone:\t\tUTC\n");
+    let found = problems(&text);
+    assert_eq!(
+        places(&found),
+        [(Syntax, 3, 1), (Syntax, 4, 1), (Syntax, 5, 10)]
+    );
+    let shown = AgentFile::from_str(&text, "tabs.yaml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        shown.contains("5 | timezone:\t\tUTC\n  |          ^^\n"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_template_that_does_not_compile_says_so_once() {
+    let found = problems(&format!("{MODEL}prompt: '{{{{ description '\n"));
+    let message = found[0].message();
+    assert_eq!(message.matches("does not compile").count(), 1, "{message}");
+    assert!(
+        message.starts_with("the prompt template does not compile: "),
+        "{message}"
+    );
+}

@@ -6,6 +6,7 @@
 
 mod errors;
 mod examples;
+mod hostile;
 #[cfg(feature = "mcp")]
 mod mcp;
 #[cfg(feature = "openai")]

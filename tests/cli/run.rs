@@ -193,3 +193,130 @@ fn one_message_left_at_an_approval_shows_where_the_run_waits() {
     );
     assert!(!shown.contains("next message"), "{shown}");
 }
+
+/// `adk ARGS | head -1`: the first line of standard output, then the pipe closed while
+/// `adk` still has lines to write; its exit status and standard error.
+fn first_line_then_close(args: &[&str]) -> (String, Option<i32>, String) {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    use std::time::Instant;
+
+    let mut child = crate::support::adk()
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("adk runs");
+    let mut first = String::new();
+    {
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+        stdout.read_line(&mut first).expect("a line");
+        // Dropped here: the pipe's reading end closes, as `head -1` exits.
+    }
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waits") {
+            break status;
+        }
+        if start.elapsed() > crate::support::PATIENCE {
+            let _ = child.kill();
+            panic!("adk kept running after its standard output closed");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        let _ = pipe.read_to_string(&mut stderr);
+    }
+    (first, status.code(), stderr)
+}
+
+#[test]
+fn json_piped_into_head_ends_quietly_when_the_pipe_closes() {
+    let (first, status, stderr) = first_line_then_close(&[
+        "run",
+        "tests/cli/agents/slow.yaml",
+        "--message",
+        "A room in Paris",
+        "--json",
+    ]);
+    assert!(first.starts_with('{'), "{first}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn a_chat_piped_into_head_ends_quietly_when_the_pipe_closes() {
+    let (first, status, stderr) = first_line_then_close(&[
+        "run",
+        "tests/cli/agents/slow.yaml",
+        "--message",
+        "A room in Paris",
+    ]);
+    assert!(first.contains("set_slot_city"), "{first}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_eq!(stderr, "");
+}
+
+/// `printf 'line\n...' | adk run FILE`: a chat whose messages come from a pipe.
+fn piped_chat(file: &str, input: &str) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+
+    let mut child = crate::support::adk()
+        .args(["run", file])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("adk runs");
+    let mut stdin = child.stdin.take().expect("piped");
+    stdin.write_all(input.as_bytes()).expect("written");
+    drop(stdin);
+    child.wait_with_output().expect("adk ends")
+}
+
+#[test]
+fn a_piped_booking_chat_keeps_its_slots_from_message_to_message() {
+    let output = piped_chat(
+        "examples/agents/booking.yaml",
+        "A room in Paris\n3 nights, double\n",
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    // The second message sets the nights and the room; the city of the first is kept,
+    // so the booking is made there.
+    assert!(
+        stdout.contains("I have everything I need:\n- city: Paris\n- nights: 3\n- room: double"),
+        "{stdout}{stderr}"
+    );
+    assert!(!stdout.contains("Not set yet: city"), "{stdout}");
+}
+
+#[test]
+fn a_piped_chat_with_a_failed_run_exits_1() {
+    // The booking's scripted model has three turns: a third message finds none left.
+    let output = piped_chat(
+        "examples/agents/booking.yaml",
+        "A room in Paris\n3 nights, double\nAnd breakfast?\n",
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the run failed"), "{stderr}");
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+}
+
+#[test]
+fn a_run_that_a_tool_ends_shows_the_tools_final_message() {
+    // Setting the only slot (once approved) ends the run with the slots' message.
+    let output = piped_chat("tests/cli/agents/strict.yaml", "A double room\ny\n");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("✓ set_slot_room: The slot `room` is set to \"double\".\nI have everything I need:\n- room: double\n"),
+        "{stdout}"
+    );
+}

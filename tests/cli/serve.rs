@@ -126,3 +126,48 @@ async fn serve_with_tokens_lets_in_only_their_holders() {
         .expect("GET");
     assert_eq!(clerk.status(), 200);
 }
+
+/// `adk serve`'s runs on a thread carry the booking's slots from one message to the
+/// next, as `adk run`'s do: the second message makes the booking in the first one's city.
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_keeps_a_threads_slots_between_its_runs() {
+    let mut server = Stopped(
+        adk()
+            .args([
+                "serve",
+                "examples/agents/booking.yaml",
+                "--addr",
+                "127.0.0.1:0",
+            ])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("adk starts"),
+    );
+    let stdout = server.0.stdout.take().expect("piped");
+    let first = BufReader::new(stdout)
+        .lines()
+        .next()
+        .expect("a line")
+        .expect("text");
+    let base = first
+        .split_once("serving on ")
+        .map(|(_, url)| url.trim().to_owned())
+        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    let client = reqwest::Client::new();
+    let mut last = serde_json::Value::Null;
+    for input in ["A room in Paris", "3 nights, double"] {
+        let response = client
+            .post(format!("{base}/agents/booking/runs"))
+            .json(&serde_json::json!({"input": input, "thread": "trip-1"}))
+            .send()
+            .await
+            .expect("POST a run");
+        assert!(response.status().is_success(), "{}", response.status());
+        last = response.json().await.expect("JSON");
+    }
+    let reply = last.to_string();
+    assert!(
+        reply.contains("I have everything I need:\\n- city: Paris\\n- nights: 3\\n- room: double"),
+        "{reply}"
+    );
+}

@@ -89,12 +89,67 @@ async fn approval_example_resumes_in_a_second_session_through_the_sqlite_file() 
     );
     assert!(out.contains("I have taken care of order 7."), "{out}");
 
-    // The checkpoint is used: a third session cannot run the refund again.
+    // The checkpoint is used: a third session cannot run the refund again, and says so
+    // before it asks for a decision.
     let args = ["--checkpoint-db", db, "--resume", &id].map(String::from);
     let args = approval::Args::parse(args.into_iter()).unwrap();
-    let again = approval::session(&args, &mut "approve\n".as_bytes(), &mut Vec::new()).await;
-    assert!(again.unwrap_err().to_string().contains("used"));
+    let mut out = Vec::new();
+    let again = approval::session(&args, &mut "approve\n".as_bytes(), &mut out).await;
+    let error = again.unwrap_err().to_string();
+    assert!(error.contains("was used already"), "{error}");
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        !out.contains("approve / edit"),
+        "asked before saying so: {out}"
+    );
     let _ = std::fs::remove_file(db);
+}
+
+/// A second session shows the question the run waits at, read from the checkpoint.
+#[cfg(feature = "sqlite")]
+#[tokio::test]
+async fn approval_example_resumed_in_a_second_session_shows_the_question() {
+    let db = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("approval-question-{}.db", std::process::id()));
+    let db = db.to_str().unwrap();
+    let (_, out) = approval_session("", &["--checkpoint-db", db, "--ask-later"]).await;
+    let id = out.split("--resume ").nth(1).unwrap().trim().to_owned();
+    let (done, out) =
+        approval_session("approve\n", &["--checkpoint-db", db, "--resume", &id]).await;
+    assert_eq!(done.unwrap().status, RunStatus::Completed);
+    assert!(out.contains("Refund 250 on order 7?"), "{out}");
+    let _ = std::fs::remove_file(db);
+}
+
+#[tokio::test]
+async fn approval_example_asks_again_after_an_edit_the_tool_refuses() {
+    let input =
+        "edit {\"order\": \"seven\", \"amount\": 100}\nedit {\"order\": 7, \"amount\": 100}\n";
+    let (result, out) = approval_session(input, &[]).await;
+    let result = result.unwrap();
+    assert_eq!(result.status, RunStatus::Completed);
+    assert_eq!(
+        result.tool_record("c1").unwrap().content,
+        "refunded 100 on order 7"
+    );
+    // The refusal in words, not in Debug form, then the question again.
+    assert!(
+        out.contains("the edited arguments of `agent:support/tool:c1` are invalid: "),
+        "{out}"
+    );
+    assert!(!out.contains("InvalidEdit"), "{out}");
+    assert_eq!(out.matches("approve / edit {json}").count(), 2, "{out}");
+}
+
+#[tokio::test]
+async fn approval_example_asks_again_after_an_answer_it_cannot_read() {
+    let (result, out) = approval_session("maybe\nedit {oops\napprove\n", &[]).await;
+    assert_eq!(result.unwrap().status, RunStatus::Completed);
+    assert!(
+        out.contains("`maybe`: answer approve, edit, reject or respond"),
+        "{out}"
+    );
+    assert_eq!(out.matches("approve / edit {json}").count(), 3, "{out}");
 }
 
 #[tokio::test]
@@ -141,4 +196,41 @@ async fn the_structured_output_example_runs_to_its_end() {
 #[tokio::test]
 async fn the_long_conversation_example_runs_to_its_end() {
     long_conversation::demo().await.unwrap();
+}
+
+/// The README's Rust examples are whole programs, shown whole: a reader pastes what
+/// they see. (The README's code blocks run as doc tests of the facade crate, where
+/// rustdoc would hide a line that starts with `# `.)
+#[test]
+fn the_readmes_rust_examples_are_whole_programs_with_no_hidden_lines() {
+    let readme = include_str!("../../README.md");
+    // Outside a code block: `None`; inside one: whether it is Rust, and where it starts.
+    let mut block: Option<(bool, usize)> = None;
+    let mut programs = 0;
+    let mut has_main = false;
+    for (number, line) in readme.lines().enumerate().map(|(i, l)| (i + 1, l)) {
+        if let Some(fence) = line.strip_prefix("```") {
+            match block.take() {
+                Some((true, start)) => {
+                    assert!(
+                        has_main,
+                        "README.md:{start}: a Rust example without `fn main`"
+                    );
+                    programs += 1;
+                }
+                Some((false, _)) => {}
+                None => {
+                    block = Some((fence.starts_with("rust"), number));
+                    has_main = false;
+                }
+            }
+            continue;
+        }
+        if let Some((true, _)) = block {
+            let hidden = line == "#" || line.starts_with("# ");
+            assert!(!hidden, "README.md:{number}: a hidden line: {line}");
+            has_main |= line.contains("fn main(");
+        }
+    }
+    assert!(programs >= 6, "{programs} Rust examples found");
 }

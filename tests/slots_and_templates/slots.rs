@@ -348,3 +348,43 @@ async fn a_request_carrying_the_previous_runs_values_starts_from_them() {
     );
     assert_eq!(SlotValues::from_locals(&second.locals).unwrap().len(), 4);
 }
+
+/// In a conversation on a thread, where each user message is a run, the slots the
+/// thread's earlier runs set carry over by themselves; another thread starts with none.
+#[tokio::test]
+async fn slots_set_on_a_thread_carry_over_to_its_next_run() {
+    let model = ScriptedModel::new([
+        Turn::calls([
+            ToolCall::new("c1", "set_slot_city", json!({"value": "Paris"})),
+            ToolCall::new("c2", "set_slot_room", json!({"value": "double"})),
+        ]),
+        Turn::text("How many nights, and with breakfast?"),
+        Turn::call("c3", "set_slot_nights", json!({"value": 2})).with_call(
+            "c4",
+            "set_slot_breakfast",
+            json!({"value": false}),
+        ),
+        Turn::call("c5", "set_slot_nights", json!({"value": 1})),
+        Turn::text("Which city?"),
+    ]);
+    let agent = Agent::builder(model.clone()).build().unwrap();
+    let on = |thread: &str, text: &str| {
+        AgentRequest::user(text)
+            .on_thread(thread)
+            .with_handler(booking())
+    };
+    agent.run(on("t1", "A double in Paris")).await.unwrap();
+    let second = agent
+        .run(on("t1", "Two nights, no breakfast"))
+        .await
+        .unwrap();
+    assert_eq!(
+        second.final_message.content(),
+        "I have everything I need:\n- city: Paris\n- room: double\n- nights: 2\n- breakfast: false"
+    );
+
+    let other = agent.run(on("t2", "One night")).await.unwrap();
+    let values = SlotValues::from_locals(&other.locals).unwrap();
+    assert_eq!(values.len(), 1, "{values:?}");
+    assert_eq!(values.get("nights"), Some(&SlotValue::Float(1.0)));
+}

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
-use adk::{AgentConfig, BoxError, Finish, Handler, Message, RunContext};
+use adk::{AgentConfig, BoxError, Finish, Handler, History, Message, RunContext};
 use adk::{Tool, ToolError, ToolErrorKind, ToolInfo, ToolOutput, ToolRequest};
 use serde_json::Value;
 
@@ -47,10 +47,15 @@ type FinishFn = Arc<dyn Fn(&SlotValues) -> Message + Send + Sync>;
 ///
 /// # Across runs
 ///
-/// A run starts with no slot set, unless its request carries [`SlotValues`] in its
-/// extensions: in a conversation, where each user message is a run, pass the values of
-/// the previous run's result on with the history, as in the example below. (A run whose
-/// locals already hold slot values, such as a resumed one, starts from those.)
+/// In a conversation on a thread ([`AgentRequest::on_thread`](adk::AgentRequest::on_thread)),
+/// where each user message is a run, a run starts from the slots its thread's last
+/// completed run left: a run that completes keeps its values in the thread's values
+/// ([`RunContext::thread_values`]), under [`SlotValues::LOCALS_KEY`]. A run on no
+/// thread starts with no slot set. Either way, a request that carries [`SlotValues`] in
+/// its extensions starts from those instead, as in the example below (where the
+/// program keeps the conversation itself). A run whose locals already hold slot values,
+/// such as a resumed one, starts from those. A run that fails leaves the thread's
+/// values as they were.
 ///
 /// # Parallel calls
 ///
@@ -306,13 +311,13 @@ impl Handler for SlotFilling {
         cx: &mut RunContext,
         mut config: AgentConfig,
     ) -> Result<AgentConfig, BoxError> {
-        // A resumed run has its values; a new one starts from the request's, if any.
+        // A resumed run has its values; a new one starts from the request's, if any,
+        // else from those its thread's last run left.
         if cx.locals().get_value(SlotValues::LOCALS_KEY).is_none() {
-            let values = cx
-                .extensions()
-                .get::<SlotValues>()
-                .cloned()
-                .unwrap_or_default();
+            let values = match cx.extensions().get::<SlotValues>() {
+                Some(values) => values.clone(),
+                None => SlotValues::from_locals(cx.thread_values())?,
+            };
             cx.locals_mut().insert(SlotValues::LOCALS_KEY, &values)?;
         }
         cx.extensions_mut()
@@ -321,6 +326,15 @@ impl Handler for SlotFilling {
             config.add_tool(tool.clone());
         }
         Ok(config)
+    }
+
+    async fn after_agent(&self, cx: &mut RunContext, _: &mut History) -> Result<(), BoxError> {
+        // The thread's next run starts from them.
+        if let Some(values) = cx.locals().get_value(SlotValues::LOCALS_KEY).cloned() {
+            cx.thread_values_mut()
+                .insert(SlotValues::LOCALS_KEY, &values)?;
+        }
+        Ok(())
     }
 }
 

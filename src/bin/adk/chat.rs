@@ -53,6 +53,7 @@ impl Options {
             waiting: None,
             json: self.json,
             one_message: self.message.is_some(),
+            failed: false,
         };
         match self.message {
             Some(text) => chat.turn(&text),
@@ -73,6 +74,8 @@ enum Ended {
     Result(Box<AgentResult>),
     /// The person pressed Ctrl-C.
     Cancelled,
+    /// Standard output's reader went away: the run is dropped (cancelled), no one reads it.
+    Closed,
     /// With an error, as the person is to read it.
     Failed(String),
 }
@@ -89,11 +92,22 @@ struct Chat<'r> {
     json: bool,
     /// `--message`: one message, no next one to ask again with.
     one_message: bool,
+    /// A run of the chat failed: the chat goes on, and ends with status 1.
+    failed: bool,
 }
 
 impl Chat<'_> {
-    /// Reads a message, runs it, again, until Ctrl-D or `/exit`.
+    /// Reads a message, runs it, again, until Ctrl-D or `/exit`; a chat in which a run
+    /// failed ends with [`Failure::Run`] (a piped chat's status says so).
     fn prompt_loop(&mut self) -> Result<(), Failure> {
+        let chatted = self.chat();
+        match chatted {
+            Ok(()) if self.failed => Err(Failure::Run),
+            other => other,
+        }
+    }
+
+    fn chat(&mut self) -> Result<(), Failure> {
         self.screen.note(format_args!(
             "Chatting with `{}` on thread {}. Ctrl-C cancels a reply; Ctrl-D or /exit leaves.",
             self.agent.name(),
@@ -108,8 +122,10 @@ impl Chat<'_> {
                     }
                     if !line.is_empty() {
                         let _ = self.editor.add_history_entry(line);
-                        // A failed run is shown; the chat goes on.
-                        let _ = self.turn(line);
+                        // A failed run is shown; the chat goes on, unless no one reads it.
+                        if let Err(Failure::Closed) = self.turn(line) {
+                            return Err(Failure::Closed);
+                        }
                     }
                 }
                 Err(ReadlineError::Interrupted) => {
@@ -149,6 +165,7 @@ impl Chat<'_> {
                 screen::error(format_args!(
                     "the run stopped at an interrupt without a checkpoint"
                 ));
+                self.failed = true;
                 return Err(Failure::Run);
             };
             request = self.answer(Waiting {
@@ -173,8 +190,10 @@ impl Chat<'_> {
                 self.screen.note(format_args!("cancelled"));
                 Err(Failure::Run)
             }
+            Ended::Closed => Err(Failure::Closed),
             Ended::Failed(error) => {
                 screen::error(format_args!("the run failed: {error}"));
+                self.failed = true;
                 Err(Failure::Run)
             }
         }
@@ -217,22 +236,28 @@ impl Chat<'_> {
             tokio::select! {
                 event = run.next() => match event {
                     Some(Ok(event)) if self.json => {
-                        print_wire(&WireEvent::from(&event));
+                        self.screen.wire(&WireEvent::from(&event));
                         if let AgentEvent::Completed(result) = event {
                             return Ended::Result(result);
                         }
                     }
-                    Some(Ok(AgentEvent::Completed(result))) => return Ended::Result(result),
+                    Some(Ok(AgentEvent::Completed(result))) => {
+                        self.screen.completed(&result);
+                        return Ended::Result(result);
+                    }
                     Some(Ok(event)) => self.screen.event(&event),
                     Some(Err(error)) => {
                         if self.json {
-                            print_wire(&WireEvent::from(&error));
+                            self.screen.wire(&WireEvent::from(&error));
                         }
                         return Ended::Failed(error.to_string());
                     }
                     None => return Ended::Failed("the run ended without a result".into()),
                 },
                 () = &mut cancel => return Ended::Cancelled,
+            }
+            if self.screen.closed() {
+                return Ended::Closed;
             }
         }
     }
@@ -333,14 +358,6 @@ impl Chat<'_> {
             Ok(line) => Some(line.trim().to_owned()),
             Err(_) => None,
         }
-    }
-}
-
-/// One event on a line of its own, in its wire form.
-fn print_wire(event: &WireEvent) {
-    match serde_json::to_string(event) {
-        Ok(line) => println!("{line}"),
-        Err(error) => screen::error(format_args!("cannot write an event as JSON: {error}")),
     }
 }
 

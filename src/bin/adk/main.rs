@@ -28,7 +28,8 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "adk",
     version,
-    after_help = "Exit status: 0 on success, 1 when a run, an MCP server or a store fails, \
+    after_help = "Exit status: 0 on success (and when standard output's reader goes away, \
+                  as with `| head -1`), 1 when a run, an MCP server or a store fails, \
                   2 when the command line or an agent file is wrong.\n\
                   Colours follow the terminal; set NO_COLOR to turn them off."
 )]
@@ -105,6 +106,9 @@ enum Command {
 /// How a command failed, as the process's exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Failure {
+    /// Standard output's reader went away (`adk run ... | head -1`): the command stops
+    /// there, quietly, with 0 (the reader had what it wanted).
+    Closed,
     /// A run, an MCP server, a store or the terminal failed: 1.
     Run,
     /// An agent file is wrong: 2 (the code clap gives to a wrong command line).
@@ -114,6 +118,7 @@ enum Failure {
 impl From<Failure> for ExitCode {
     fn from(failure: Failure) -> Self {
         match failure {
+            Failure::Closed => ExitCode::SUCCESS,
             Failure::Run => ExitCode::from(1),
             Failure::File => ExitCode::from(2),
         }

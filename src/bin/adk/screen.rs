@@ -1,14 +1,19 @@
 //! How `adk` writes to the terminal: a run's events as they happen, notes and errors,
 //! styled with [`anstyle`] through [`anstream`], which drops the styles when the output
 //! is not a terminal or `NO_COLOR` is set (as clap does for the help).
+//!
+//! A standard output whose reader went away (`adk run ... | head -1`) is not an error:
+//! the screen stops writing and says so ([`Screen::closed`]), and the command ends
+//! quietly, with status 0, as `head` meant it to (ripgrep does the same).
 
 use std::collections::HashMap;
 use std::fmt;
 use std::io::Write;
 
 use anstyle::{AnsiColor, Style};
-use tower_adk::AgentEvent;
 use tower_adk::file::FileErrors;
+use tower_adk::wire::WireEvent;
+use tower_adk::{AgentEvent, AgentResult, RunStatus};
 
 const TOOL: Style = AnsiColor::Cyan.on_default();
 const CHUNK: Style = Style::new().dimmed();
@@ -27,9 +32,14 @@ const RESULT_CHARS: usize = 200;
 #[derive(Debug)]
 pub(crate) struct Screen<W = anstream::Stdout> {
     out: W,
+    /// The output's reader went away: nothing more is written.
+    closed: bool,
     line_start: bool,
     streamed: bool,
     arguments: HashMap<String, String>,
+    /// The text of the run's last message shown, to tell whether its final message,
+    /// when a tool ends the run with one of its own, is still to be shown.
+    last_text: String,
 }
 
 impl Screen {
@@ -43,9 +53,11 @@ impl<W: Write> Screen<W> {
     fn on(out: W) -> Self {
         Screen {
             out,
+            closed: false,
             line_start: true,
             streamed: false,
             arguments: HashMap::new(),
+            last_text: String::new(),
         }
     }
 
@@ -65,6 +77,7 @@ impl<W: Write> Screen<W> {
                     self.line_start = false;
                 }
                 self.streamed = false;
+                message.content().clone_into(&mut self.last_text);
                 for call in message.tool_calls() {
                     self.arguments
                         .insert(call.id.to_string(), call.arguments.to_string());
@@ -101,6 +114,19 @@ impl<W: Write> Screen<W> {
     /// Forgets the tool calls of the last message (a run and its resumes share them).
     pub(crate) fn start_turn(&mut self) {
         self.arguments.clear();
+        self.last_text.clear();
+    }
+
+    /// Shows the final message of a completed run when no message event showed it: a
+    /// tool ended the run with a message of its own (the slots' "I have everything I
+    /// need", a tool that returns directly).
+    pub(crate) fn completed(&mut self, result: &AgentResult) {
+        let text = result.final_message.content();
+        if result.status != RunStatus::Interrupted && !text.is_empty() && text != self.last_text {
+            self.line(format_args!("{text}"));
+            text.clone_into(&mut self.last_text);
+            self.flush();
+        }
     }
 
     /// Ends the line the run's text left open.
@@ -146,13 +172,43 @@ impl<W: Write> Screen<W> {
         self.flush();
     }
 
+    /// One event on a line of its own, in its wire form (`adk run --json`).
+    pub(crate) fn wire(&mut self, event: &WireEvent) {
+        match serde_json::to_string(event) {
+            Ok(line) => {
+                self.write(format_args!("{line}\n"));
+                self.flush();
+            }
+            Err(failure) => error(format_args!("cannot write an event as JSON: {failure}")),
+        }
+    }
+
+    /// Whether the output's reader went away (a closed pipe): whatever is left to show
+    /// has no one to read it.
+    pub(crate) fn closed(&self) -> bool {
+        self.closed
+    }
+
     pub(crate) fn flush(&mut self) {
-        // A terminal that went away: nothing left to show anything on.
-        let _ = self.out.flush();
+        let flushed = self.out.flush();
+        self.note_closed(flushed);
     }
 
     fn write(&mut self, text: fmt::Arguments<'_>) {
-        let _ = self.out.write_fmt(text);
+        if !self.closed {
+            let written = self.out.write_fmt(text);
+            self.note_closed(written);
+        }
+    }
+
+    /// A closed pipe closes the screen; other errors (a terminal that went away) leave
+    /// nothing to show them on, and are let go.
+    fn note_closed(&mut self, outcome: std::io::Result<()>) {
+        if let Err(error) = outcome
+            && error.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            self.closed = true;
+        }
     }
 }
 
@@ -169,15 +225,19 @@ pub(crate) fn hint(message: fmt::Arguments<'_>) {
     );
 }
 
-/// Writes a file's problems to standard error, each with its place in the file.
+/// Writes a file's problems to standard error, each with its place in the file, in
+/// one write (a file can have a hundred thousand of them).
 pub(crate) fn problems(errors: &FileErrors) {
-    let mut err = anstream::stderr();
-    for line in errors.to_string().lines() {
+    use std::fmt::Write as _;
+    let shown = errors.to_string();
+    let mut styled = String::with_capacity(shown.len() + 64);
+    for line in shown.lines() {
         let _ = match line.strip_prefix("error") {
-            Some(rest) => writeln!(err, "{BAD}error{BAD:#}{rest}"),
-            None => writeln!(err, "{line}"),
+            Some(rest) => writeln!(styled, "{BAD}error{BAD:#}{rest}"),
+            None => writeln!(styled, "{line}"),
         };
     }
+    let _ = anstream::stderr().write_all(styled.as_bytes());
 }
 
 /// The text, cut to [`RESULT_CHARS`] characters on one line.

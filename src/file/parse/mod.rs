@@ -9,6 +9,8 @@ mod model;
 
 use std::path::Path;
 
+use adk_handlers::TemplateError;
+
 use super::error::{Problem, ProblemKind};
 use super::spec::{Spec, StoreSpec};
 use super::yaml::{Fields, Node, Spanned, Walk, location};
@@ -106,11 +108,13 @@ fn prompt(walk: &mut Walk<'_>, top: &Fields<'_, '_>, base: Option<&Path>, spec: 
     if let Some((text, node)) = source {
         // Compile it now, so that a broken template is a problem of the file.
         if let Err(error) = adk_handlers::PromptTemplate::new(text.clone()) {
-            walk.at(
-                node,
-                ProblemKind::InvalidValue,
-                format!("the prompt template does not compile: {error}"),
-            );
+            let message = match error {
+                TemplateError::Compile { source } => {
+                    format!("the prompt template does not compile: {source}")
+                }
+                other => format!("the prompt: {other}"),
+            };
+            walk.at(node, ProblemKind::InvalidValue, message);
         }
         spec.prompt = Some(text);
     }

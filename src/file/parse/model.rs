@@ -5,7 +5,7 @@ use adk::testing::Turn;
 
 use crate::file::error::ProblemKind;
 use crate::file::spec::ModelSpec;
-use crate::file::yaml::{Node, Walk};
+use crate::file::yaml::{Node, Spanned, Walk};
 
 const KEYS: &[&str] = &[
     "provider",
@@ -85,14 +85,16 @@ pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>,
         }
         Some("scripted") => {
             not_for(walk, &["name", "base_url", "api_key", "stream"], "scripted");
+            let mut calls = Vec::new();
             let turns = match walk.required(&fields, "turns", "a scripted model") {
-                Some(node) => walk.list(node, turn),
+                Some(node) => walk.list(node, |walk, node| turn(walk, node, &mut calls)),
                 None => Vec::new(),
             };
             let per_run = fields.get("per_run").and_then(|n| walk.bool(n));
             Some(ModelSpec::Scripted {
                 turns,
                 per_run: per_run.unwrap_or(false),
+                calls,
             })
         }
         Some("registered") => {
@@ -110,12 +112,13 @@ pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>,
 /// One scripted turn: `{text}` (or `{stream: [chunks]}`, text that streams in those
 /// chunks), `{call: {tool, arguments, id}}` (with an optional `text` or `stream` before
 /// it), `{calls: [...]}`, or `{error}`; `delay` waits before answering (before each
-/// chunk of a streamed turn).
-fn turn(walk: &mut Walk<'_>, node: &Node<'_>) -> Option<Turn> {
+/// chunk of a streamed turn). The tools it calls are added to `called`, with their
+/// places.
+fn turn(walk: &mut Walk<'_>, node: &Node<'_>, called: &mut Vec<Spanned<String>>) -> Option<Turn> {
     let keys = &["text", "stream", "call", "calls", "error", "delay"];
     let fields = walk.mapping(node, "a scripted turn", keys)?;
     let delay = fields.get("delay").and_then(|n| walk.duration(n));
-    let turn = scripted_turn(walk, node, &fields)?;
+    let turn = scripted_turn(walk, node, &fields, called)?;
     Some(match delay {
         Some(delay) => turn.delay(delay),
         None => turn,
@@ -126,6 +129,7 @@ fn scripted_turn(
     walk: &mut Walk<'_>,
     node: &Node<'_>,
     fields: &crate::file::yaml::Fields<'_, '_>,
+    called: &mut Vec<Spanned<String>>,
 ) -> Option<Turn> {
     if let Some(node) = fields.get("error") {
         return walk.string(node).map(Turn::error);
@@ -164,7 +168,8 @@ fn scripted_turn(
         None => Turn::text(text.unwrap_or_default()),
     };
     for (id, tool, arguments) in calls {
-        turn = turn.with_call(id, tool, arguments);
+        turn = turn.with_call(id, tool.value.clone(), arguments);
+        called.push(tool);
     }
     Some(turn)
 }
@@ -174,11 +179,11 @@ fn call(
     walk: &mut Walk<'_>,
     node: &Node<'_>,
     n: usize,
-) -> Option<(String, String, serde_json::Value)> {
+) -> Option<(String, Spanned<String>, serde_json::Value)> {
     let fields = walk.mapping(node, "a scripted call", &["tool", "arguments", "id"])?;
     let tool = walk
         .required(&fields, "tool", "a scripted call")
-        .and_then(|n| walk.plain_string(n));
+        .and_then(|n| walk.name(n));
     let arguments = match fields.get("arguments") {
         Some(node) => walk.json(node)?,
         None => serde_json::json!({}),
