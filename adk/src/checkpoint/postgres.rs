@@ -6,12 +6,13 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Postgres, Row as _, Transaction};
 
-use super::sql::{self, Sql, SqlStore, Statements, from_db};
+use super::sql::{self, Sql, SqlStore, Statements, from_db, to_db};
 use super::store::StoreError;
 
-/// The tables, created when missing. `adk_threads.last` is the newest version a thread
-/// ever had, so that versions keep growing past records that expired.
-const SCHEMA: &str = "
+/// The tables, created when missing, and what was added to them since; run under
+/// [`SCHEMA_LOCK`]. `adk_threads.last` is the newest version a thread ever had, so that
+/// versions keep growing past records that expired.
+const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS adk_checkpoints (
     thread TEXT NOT NULL,
     version BIGINT NOT NULL,
@@ -23,11 +24,33 @@ CREATE TABLE IF NOT EXISTS adk_threads (
     thread TEXT PRIMARY KEY,
     last BIGINT NOT NULL
 );
--- One append, in one round trip: lock the thread's row, check its head, write. Each
--- statement of a (volatile) function reads what was committed when it starts, so the
--- head is read after the lock is held. Returns the new version, or NULL and the head
--- found when it is not the one expected.
-CREATE OR REPLACE FUNCTION adk_append(p_thread TEXT, p_expected BIGINT, p_bytes BYTEA, p_ttl BIGINT)
+-- To list an owner's threads (issue #23): each thread's owner and when its head was
+-- written (unix ms), which the append sets; and an index that holds an owner's threads,
+-- newest first, as one range. Added to tables of earlier versions (whose threads have no
+-- owner, and are listed to no one); the catalog is read first, so that a store that
+-- opens a database it already migrated takes no lock on the table.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_attribute
+                   WHERE attrelid = 'adk_threads'::regclass AND attname = 'owner'
+                     AND NOT attisdropped) THEN
+        ALTER TABLE adk_threads ADD COLUMN owner TEXT, ADD COLUMN written_at BIGINT;
+    END IF;
+    IF to_regclass('adk_threads_owner') IS NULL THEN
+        CREATE INDEX adk_threads_owner
+            ON adk_threads (owner, written_at DESC, thread COLLATE "C")
+            WHERE owner IS NOT NULL;
+    END IF;
+END
+$$;
+-- One append, in one round trip: lock the thread's row, check its head, write the record
+-- and the thread's row (its newest version, its owner unless none is given, when its
+-- head was written). Each statement of a (volatile) function reads what was committed
+-- when it starts, so the head is read after the lock is held. Returns the new version,
+-- or NULL and the head found when it is not the one expected.
+CREATE OR REPLACE FUNCTION adk_append(
+    p_thread TEXT, p_expected BIGINT, p_bytes BYTEA, p_ttl BIGINT, p_owner TEXT
+)
 RETURNS TABLE (appended BIGINT, found BIGINT) LANGUAGE plpgsql AS $$
 DECLARE
     v_now BIGINT := (extract(epoch from clock_timestamp()) * 1000)::bigint;
@@ -42,14 +65,22 @@ BEGIN
         RETURN QUERY SELECT NULL::BIGINT, v_found;
         RETURN;
     END IF;
-    UPDATE adk_threads SET last = v_last + 1 WHERE thread = p_thread;
+    UPDATE adk_threads t
+        SET last = v_last + 1, owner = coalesce(p_owner, t.owner), written_at = v_now
+        WHERE t.thread = p_thread;
     INSERT INTO adk_checkpoints (thread, version, bytes, written_at)
         VALUES (p_thread, v_last + 1, p_bytes, v_now);
     DELETE FROM adk_checkpoints c WHERE c.thread = p_thread AND c.written_at <= v_now - p_ttl;
     RETURN QUERY SELECT v_last + 1, v_found;
 END
 $$;
-";
+-- The append of earlier versions (without an owner), which processes of those versions
+-- still call during an upgrade: the same append, so that the thread's row stays right.
+CREATE OR REPLACE FUNCTION adk_append(p_thread TEXT, p_expected BIGINT, p_bytes BYTEA, p_ttl BIGINT)
+RETURNS TABLE (appended BIGINT, found BIGINT) LANGUAGE sql AS $$
+    SELECT * FROM adk_append(p_thread, p_expected, p_bytes, p_ttl, NULL::TEXT)
+$$;
+"#;
 
 /// The advisory lock that makes processes create the tables one at a time
 /// (`CREATE TABLE IF NOT EXISTS` alone races with itself).
@@ -73,9 +104,15 @@ const SCHEMA_LOCK: i64 = 0x6164_6b5f_6368_6b70; // "adk_chkp"
 ///
 /// Created when missing (prefixed, to live beside your own tables):
 /// `adk_checkpoints(thread, version, bytes, written_at)` with the records (`written_at`
-/// in unix milliseconds), and `adk_threads(thread, last)` with the newest version each
-/// thread ever had. With an [expiry](Self::expire_after) an expired record reads as
-/// absent, and an append deletes its thread's expired records.
+/// in unix milliseconds), and `adk_threads(thread, last, owner, written_at)` with the
+/// newest version each thread ever had, its owner (see
+/// [`append_owned`](super::CheckpointStore::append_owned)) and when its head was written, which
+/// the append sets in its transaction; the index `adk_threads_owner` on `(owner,
+/// written_at DESC, thread)` lists an owner's threads (names in byte order, whatever the
+/// database's collation). A database of an earlier version gets the two columns and the
+/// index when a store connects (its threads have no owner, and are listed to no one).
+/// With an [expiry](Self::expire_after) an expired record reads as absent, and an append
+/// deletes its thread's expired records.
 ///
 /// # Example
 ///
@@ -98,11 +135,13 @@ pub struct PostgresStore {
     expire_after: Option<Duration>,
 }
 
-/// The reads and the deletes: a record is live when written within the time to live,
-/// `$1`, on the database's clock (in unix ms).
+/// The reads, the listing and the deletes: a record is live when written within the
+/// time to live, `$1`, on the database's clock (in unix ms); thread names compare byte
+/// by byte (collation `C`), as the index keeps them.
 static STATEMENTS: LazyLock<Statements> = LazyLock::new(|| {
     let now = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
-    Statements::new("adk_checkpoints", "adk_threads", &format!("{now} - $1"))
+    let live = format!("{now} - $1");
+    Statements::new("adk_checkpoints", "adk_threads", &live, r#"COLLATE "C""#)
 });
 
 impl PostgresStore {
@@ -190,15 +229,16 @@ impl SqlStore for PostgresStore {
     async fn append_now(
         &self,
         thread: &str,
+        owner: Option<&str>,
         expected: Option<u64>,
         bytes: Vec<u8>,
     ) -> Result<u64, StoreError> {
-        let expected_db = expected.map(to_db).transpose()?;
-        let row = sqlx::query("SELECT appended, found FROM adk_append($1, $2, $3, $4)")
+        let row = sqlx::query("SELECT appended, found FROM adk_append($1, $2, $3, $4, $5)")
             .bind(thread)
-            .bind(expected_db)
+            .bind(expected.map(to_db))
             .bind(bytes)
             .bind(self.ttl())
+            .bind(owner)
             .fetch_one(&self.pool)
             .await
             .map_err(StoreError::backend)?;
@@ -222,8 +262,3 @@ impl SqlStore for PostgresStore {
 }
 
 sql::checkpoint_store!(PostgresStore);
-
-/// A version as the database keeps it.
-fn to_db(version: u64) -> Result<i64, StoreError> {
-    i64::try_from(version).map_err(StoreError::backend)
-}

@@ -1,13 +1,18 @@
 //! What the SQLite and PostgreSQL stores share: one implementation of
-//! [`CheckpointStore`](super::CheckpointStore) over sqlx. Their reads and their deletes
-//! are the same statements ([`Statements`]), run the same way ([`Sql`]); each store
-//! gives ([`SqlStore`]) its pool, its tables, how a live record is told, its append and
-//! the start of its delete, where the dialects differ.
+//! [`CheckpointStore`](super::CheckpointStore) over sqlx. Their reads, their listing of
+//! an owner's threads and their deletes are the same statements ([`Statements`]), run
+//! the same way ([`Sql`]); each store gives ([`SqlStore`]) its pool, its tables, how a
+//! live record is told, its append and the start of its delete, where the dialects
+//! differ.
 //!
 //! The statements number their parameters (`$1`, `$2`), which sqlx's SQLite driver
 //! reads as PostgreSQL does, and `$1` is always the value that a live record's
 //! `written_at` exceeds: on SQLite a cutoff that the store computes on the host's clock,
 //! on PostgreSQL the database's own clock less the time to live.
+//!
+//! A thread's row (`threads`) keeps, besides the newest version it ever had, its owner
+//! and when its head was written, set by the append in the same transaction: an owner's
+//! threads are one range of an index on `(owner, written_at DESC, thread)`.
 
 use std::future::Future;
 
@@ -16,7 +21,7 @@ use sqlx::{
     Type,
 };
 
-use super::store::{StoreError, StoredRecord};
+use super::store::{StoreError, StoredRecord, ThreadEntry};
 
 /// The statements both SQL stores run, on one store's tables; `$1` is the value that a
 /// live record's `written_at` exceeds.
@@ -24,16 +29,25 @@ pub(super) struct Statements {
     head: String,
     get: String,
     list: String,
+    threads: String,
     delete_live: String,
     delete_all: [String; 2],
 }
 
 impl Statements {
     /// The statements on the tables `checkpoints` and `threads`, where a record is live
-    /// when `written_at > live` (an expression of `$1`).
-    pub(super) fn new(checkpoints: &str, threads: &str, live: &str) -> Self {
+    /// when `written_at > live` (an expression of `$1`), and thread names are ordered
+    /// byte by byte with `bytewise` (a `COLLATE` clause, or nothing).
+    pub(super) fn new(checkpoints: &str, threads: &str, live: &str, bytewise: &str) -> Self {
         let live = format!("written_at > {live}");
         Statements {
+            // After the entry ($3, $4): written earlier, or at once with a later name.
+            threads: format!(
+                "SELECT thread, last, written_at FROM {threads}
+                 WHERE owner = $2 AND {live}
+                   AND (written_at < $3 OR (written_at = $3 AND thread {bytewise} > $4))
+                 ORDER BY written_at DESC, thread {bytewise} LIMIT $5"
+            ),
             head: format!(
                 "SELECT version, bytes FROM {checkpoints} WHERE {live} AND thread = $2
                  ORDER BY version DESC LIMIT 1"
@@ -66,10 +80,14 @@ pub(super) trait SqlStore: Send + Sync {
     /// The store's statements on its pool, with the value of `$1` now.
     fn sql(&self) -> Sql<'_, Self::Database>;
 
-    /// Appends a record, as [`CheckpointStore::append`](super::CheckpointStore::append).
+    /// Appends a record, as
+    /// [`CheckpointStore::append_owned`](super::CheckpointStore::append_owned) (with an
+    /// owner) or [`append`](super::CheckpointStore::append) (without: the thread keeps
+    /// the owner it has).
     fn append_now(
         &self,
         thread: &str,
+        owner: Option<&str>,
         expected: Option<u64>,
         bytes: Vec<u8>,
     ) -> impl Future<Output = Result<u64, StoreError>> + Send;
@@ -96,6 +114,7 @@ where
     for<'q> DB::Arguments<'q>: IntoArguments<'q, DB>,
     for<'q> i64: Encode<'q, DB> + Decode<'q, DB> + Type<DB>,
     for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+    for<'r> String: Decode<'r, DB> + Type<DB>,
     for<'r> Vec<u8>: Decode<'r, DB> + Type<DB>,
     usize: ColumnIndex<DB::Row>,
 {
@@ -153,6 +172,36 @@ where
         versions.into_iter().map(from_db).collect()
     }
 
+    /// The live threads of `owner`, newest first, then by name: up to `limit`, after
+    /// `after` when it is given.
+    pub(super) async fn threads(
+        self,
+        owner: &str,
+        after: Option<&ThreadEntry>,
+        limit: usize,
+    ) -> Result<Vec<ThreadEntry>, StoreError> {
+        // With no entry before: after one written at the end of time, with no name.
+        let (written, name) = after.map_or((i64::MAX, ""), |after| {
+            (to_db(after.written), after.thread.as_str())
+        });
+        let rows = sqlx::query(&self.statements.threads)
+            .bind(self.live)
+            .bind(owner)
+            .bind(written)
+            .bind(name)
+            .bind(to_db(u64::try_from(limit).unwrap_or(u64::MAX)))
+            .fetch_all(self.pool)
+            .await
+            .map_err(StoreError::backend)?;
+        let entry = |row: DB::Row| {
+            let thread: String = row.try_get(0).map_err(StoreError::backend)?;
+            let version = from_db(row.try_get(1).map_err(StoreError::backend)?)?;
+            let written = from_db(row.try_get(2).map_err(StoreError::backend)?)?;
+            Ok(ThreadEntry::new(thread, version, written))
+        };
+        rows.into_iter().map(entry).collect()
+    }
+
     /// Deletes the thread's records and the thread in `tx`, and commits; says whether it
     /// had a live record.
     pub(super) async fn delete(
@@ -178,9 +227,14 @@ where
     }
 }
 
-/// A version as the database gives it back.
-pub(super) fn from_db(version: i64) -> Result<u64, StoreError> {
-    u64::try_from(version).map_err(StoreError::backend)
+/// A version or a time as the database gives it back.
+pub(super) fn from_db(value: i64) -> Result<u64, StoreError> {
+    u64::try_from(value).map_err(StoreError::backend)
+}
+
+/// A version or a time as the database keeps it (past the largest it keeps: that).
+pub(super) fn to_db(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
 }
 
 /// Makes a [`SqlStore`] a [`CheckpointStore`](super::CheckpointStore): its methods are
@@ -215,9 +269,35 @@ macro_rules! checkpoint_store {
                 expected: Option<u64>,
                 bytes: Vec<u8>,
             ) -> ::futures::future::BoxFuture<'a, Result<u64, $crate::checkpoint::StoreError>> {
-                let append =
-                    $crate::checkpoint::sql::SqlStore::append_now(self, thread, expected, bytes);
-                Box::pin(append)
+                Box::pin($crate::checkpoint::sql::SqlStore::append_now(
+                    self, thread, None, expected, bytes,
+                ))
+            }
+
+            fn append_owned<'a>(
+                &'a self,
+                thread: &'a str,
+                owner: &'a str,
+                expected: Option<u64>,
+                bytes: Vec<u8>,
+            ) -> ::futures::future::BoxFuture<'a, Result<u64, $crate::checkpoint::StoreError>> {
+                let owner = Some(owner);
+                Box::pin($crate::checkpoint::sql::SqlStore::append_now(
+                    self, thread, owner, expected, bytes,
+                ))
+            }
+
+            fn threads<'a>(
+                &'a self,
+                owner: &'a str,
+                after: Option<&'a $crate::checkpoint::ThreadEntry>,
+                limit: usize,
+            ) -> ::futures::future::BoxFuture<
+                'a,
+                Result<Vec<$crate::checkpoint::ThreadEntry>, $crate::checkpoint::StoreError>,
+            > {
+                let sql = $crate::checkpoint::sql::SqlStore::sql(self);
+                Box::pin(sql.threads(owner, after, limit))
             }
 
             fn list<'a>(

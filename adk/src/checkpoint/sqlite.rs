@@ -4,10 +4,11 @@ use std::path::Path;
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use sqlx::Sqlite;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
+
+use sqlx::Sqlite;
 
 use super::sql::{self, Sql, SqlStore, Statements, from_db};
 use super::store::StoreError;
@@ -28,9 +29,24 @@ CREATE TABLE IF NOT EXISTS threads (
 );
 ";
 
-/// The reads and the deletes: a record is live when written after the cutoff, `$1`.
+/// The columns that list an owner's threads (issue #23), added to the threads of files
+/// that earlier versions made: its owner, and when its head was written (unix ms).
+/// Threads written before have none, and are listed to no one.
+const OWNERS: &str = "
+ALTER TABLE threads ADD COLUMN owner TEXT;
+ALTER TABLE threads ADD COLUMN written_at INTEGER;
+";
+
+/// An owner's threads, newest first, as one range.
+const OWNERS_INDEX: &str = "
+CREATE INDEX IF NOT EXISTS threads_owner ON threads (owner, written_at DESC, thread)
+    WHERE owner IS NOT NULL;
+";
+
+/// The reads, the listing and the deletes: a record is live when written after the
+/// cutoff, `$1`; SQLite compares text byte by byte already.
 static STATEMENTS: LazyLock<Statements> =
-    LazyLock::new(|| Statements::new("checkpoints", "threads", "$1"));
+    LazyLock::new(|| Statements::new("checkpoints", "threads", "$1", ""));
 
 /// How long a connection waits for another process's write to finish.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -50,9 +66,14 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// # Tables
 ///
 /// Created when missing: `checkpoints(thread, version, bytes, written_at)` with the
-/// records (`written_at` in unix milliseconds), and `threads(thread, last)` with the
-/// newest version each thread ever had. With an [expiry](Self::expire_after) an expired
-/// record reads as absent, and an append deletes its thread's expired records.
+/// records (`written_at` in unix milliseconds), and `threads(thread, last, owner,
+/// written_at)` with the newest version each thread ever had, its owner (see
+/// [`append_owned`](super::CheckpointStore::append_owned)) and when its head was written, which
+/// the append sets in its transaction; an index on `(owner, written_at, thread)` lists an
+/// owner's threads. A file of an earlier version gets the two columns and the index when
+/// it is opened (its threads have no owner, and are listed to no one). With an
+/// [expiry](Self::expire_after) an expired record reads as absent, and an append deletes
+/// its thread's expired records.
 ///
 /// # Example
 ///
@@ -127,6 +148,7 @@ impl SqliteStore {
             .execute(&pool)
             .await
             .map_err(StoreError::backend)?;
+        migrate(&pool).await.map_err(StoreError::backend)?;
         Ok(SqliteStore {
             pool,
             expire_after: None,
@@ -170,6 +192,7 @@ impl SqlStore for SqliteStore {
     async fn append_now(
         &self,
         thread: &str,
+        owner: Option<&str>,
         expected: Option<u64>,
         bytes: Vec<u8>,
     ) -> Result<u64, StoreError> {
@@ -198,10 +221,14 @@ impl SqlStore for SqliteStore {
             });
         }
         let new: i64 = sqlx::query_scalar(
-            "INSERT INTO threads (thread, last) VALUES (?, 1)
-             ON CONFLICT (thread) DO UPDATE SET last = last + 1 RETURNING last",
+            "INSERT INTO threads (thread, last, owner, written_at) VALUES (?, 1, ?, ?)
+             ON CONFLICT (thread) DO UPDATE SET last = last + 1,
+                 owner = coalesce(excluded.owner, owner), written_at = excluded.written_at
+             RETURNING last",
         )
         .bind(thread)
+        .bind(owner)
+        .bind(now)
         .fetch_one(&mut *tx)
         .await
         .map_err(StoreError::backend)?;
@@ -237,6 +264,24 @@ impl SqlStore for SqliteStore {
             .map_err(StoreError::backend)?;
         sql.delete(tx, thread).await
     }
+}
+
+/// Adds the owner columns and their index to a file of an earlier version, in one
+/// transaction (so that two processes opening it at once do it once).
+async fn migrate(pool: &SqlitePool) -> Result<(), sqlx::Error> {
+    const HAS_OWNERS: &str =
+        "SELECT count(*) FROM pragma_table_info('threads') WHERE name = 'owner'";
+    let owners: i64 = sqlx::query_scalar(HAS_OWNERS).fetch_one(pool).await?;
+    if owners == 0 {
+        let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+        let owners: i64 = sqlx::query_scalar(HAS_OWNERS).fetch_one(&mut *tx).await?;
+        if owners == 0 {
+            sqlx::raw_sql(OWNERS).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+    }
+    sqlx::raw_sql(OWNERS_INDEX).execute(pool).await?;
+    Ok(())
 }
 
 sql::checkpoint_store!(SqliteStore);

@@ -4,10 +4,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ::redis::aio::ConnectionManager;
-use ::redis::{AsyncCommands as _, Client, Script};
+use ::redis::{AsyncCommands as _, Client, FromRedisValue, Script, ScriptInvocation};
 use futures::future::BoxFuture;
 
-use super::{CheckpointStore, StoreError, StoredRecord};
+use super::store::{CheckpointStore, StoreError, StoredRecord, ThreadEntry};
 
 /// A store in Redis: checkpoints shared by every host that reaches the server, that
 /// expire on their own.
@@ -17,11 +17,12 @@ use super::{CheckpointStore, StoreError, StoredRecord};
 /// forever: Redis expires them itself. For records kept for good pick `PostgresStore`;
 /// for one host, `SqliteStore` ([which store](super#which-store)).
 ///
-/// Plain keys and Lua scripts, no module (RedisJSON, RediSearch) needed. Each append is
-/// one script that finds the head and writes the record atomically, so concurrent
-/// appends from any number of processes get [`StoreError::Conflict`], never a lost
-/// update. The connection is redis-rs's [`ConnectionManager`]: one multiplexed
-/// connection that reconnects by itself; clones share it.
+/// Plain keys and Lua scripts, no module (RedisJSON, RediSearch) needed; Redis 5 or
+/// later. Each append is one script that finds the head, writes the record and files the
+/// thread under its owner atomically, so concurrent appends from any number of
+/// processes get [`StoreError::Conflict`], never a lost update. The connection is
+/// redis-rs's [`ConnectionManager`]: one multiplexed connection that reconnects by
+/// itself; clones share it.
 ///
 /// # Keys
 ///
@@ -32,10 +33,18 @@ use super::{CheckpointStore, StoreError, StoredRecord};
 ///   are skipped when read and forgotten by the next append;
 /// - `adk:{T}:last`: the newest version it ever had, which never expires, so that
 ///   versions keep growing past expired records (a server that evicts keys under
-///   memory pressure must not evict it: use a `volatile-*` policy or none).
+///   memory pressure must not evict it: use a `volatile-*` policy or none);
+/// - `adk:{T}:owner`: its owner (see
+///   [`append_owned`](CheckpointStore::append_owned)), which never expires either;
 ///
-/// The braces make the thread's keys one hash tag. Stores that share a prefix should
-/// share an expiry.
+/// and an owner `O` has `adk:owners:O`, a sorted set of its threads scored by minus the
+/// time their head was written (ms, on the server's clock), so that
+/// [`threads`](CheckpointStore::threads) reads a page of them newest first; the append
+/// script keeps it, and the threads whose head expired leave it.
+///
+/// The braces make a thread's keys one hash tag; an owner's set is another, so the
+/// store runs on one Redis server (with its replicas), not on a Redis Cluster. Stores
+/// that share a prefix should share an expiry.
 ///
 /// # Example
 ///
@@ -66,6 +75,7 @@ struct Scripts {
     append: Script,
     head: Script,
     list: Script,
+    threads: Script,
     delete: Script,
 }
 
@@ -73,6 +83,7 @@ struct Scripts {
 struct Keys {
     versions: String,
     last: String,
+    owner: String,
     /// The record keys, without the version.
     records: String,
 }
@@ -101,6 +112,7 @@ impl RedisStore {
                 append: Script::new(include_str!("append.lua")),
                 head: Script::new(include_str!("head.lua")),
                 list: Script::new(include_str!("list.lua")),
+                threads: Script::new(include_str!("threads.lua")),
                 delete: Script::new(include_str!("delete.lua")),
             }),
         }
@@ -124,7 +136,59 @@ impl RedisStore {
         Keys {
             versions: format!("{base}:versions"),
             last: format!("{base}:last"),
+            owner: format!("{base}:owner"),
             records: format!("{base}:v:"),
+        }
+    }
+
+    /// The prefix of the owners' sets of threads.
+    fn owners(&self) -> String {
+        format!("{}owners:", self.prefix)
+    }
+
+    /// Runs the script of a write.
+    async fn write<T: FromRedisValue>(
+        &self,
+        invocation: &ScriptInvocation<'_>,
+    ) -> Result<T, StoreError> {
+        let mut connection = self.connection.clone();
+        let reply = invocation.invoke_async(&mut connection).await;
+        reply.map_err(StoreError::backend)
+    }
+
+    /// Appends a record, with its thread's owner if it is given (else the thread keeps
+    /// the one it has).
+    async fn append_now(
+        &self,
+        thread: &str,
+        owner: Option<&str>,
+        expected: Option<u64>,
+        bytes: Vec<u8>,
+    ) -> Result<u64, StoreError> {
+        let keys = self.keys(thread);
+        let expected_arg = expected.map(|v| v.to_string()).unwrap_or_default();
+        let mut invocation = self.scripts.append.key(&keys.versions);
+        invocation
+            .key(&keys.last)
+            .key(&keys.owner)
+            .arg(&keys.records)
+            .arg(expected_arg)
+            .arg(bytes)
+            .arg(self.ttl_ms())
+            .arg(owner.unwrap_or_default())
+            .arg(self.owners())
+            .arg(thread);
+        let reply: Vec<u64> = self.write(&invocation).await?;
+        match reply[..] {
+            [1, version] => Ok(version),
+            [0, ..] => Err(StoreError::Conflict {
+                thread: thread.to_owned(),
+                expected,
+                found: reply.get(1).copied(),
+            }),
+            _ => Err(StoreError::backend(format!(
+                "the append script answered {reply:?}"
+            ))),
         }
     }
 
@@ -179,32 +243,43 @@ impl CheckpointStore for RedisStore {
         expected: Option<u64>,
         bytes: Vec<u8>,
     ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        Box::pin(self.append_now(thread, None, expected, bytes))
+    }
+
+    fn append_owned<'a>(
+        &'a self,
+        thread: &'a str,
+        owner: &'a str,
+        expected: Option<u64>,
+        bytes: Vec<u8>,
+    ) -> BoxFuture<'a, Result<u64, StoreError>> {
+        Box::pin(self.append_now(thread, Some(owner), expected, bytes))
+    }
+
+    fn threads<'a>(
+        &'a self,
+        owner: &'a str,
+        after: Option<&'a ThreadEntry>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<Vec<ThreadEntry>, StoreError>> {
         Box::pin(async move {
-            let keys = self.keys(thread);
-            let expected_arg = expected.map(|v| v.to_string()).unwrap_or_default();
-            let reply: Vec<u64> = self
+            let (written, name) = after.map_or((String::new(), ""), |after| {
+                (after.written.to_string(), after.thread.as_str())
+            });
+            let listed: Vec<(String, u64, u64)> = self
                 .scripts
-                .append
-                .key(&keys.versions)
-                .key(&keys.last)
-                .arg(&keys.records)
-                .arg(expected_arg)
-                .arg(bytes)
+                .threads
+                .key(format!("{}{owner}", self.owners()))
+                .arg(&self.prefix)
+                .arg(written)
+                .arg(name)
+                .arg(u64::try_from(limit).unwrap_or(u64::MAX))
                 .arg(self.ttl_ms())
                 .invoke_async(&mut self.connection.clone())
                 .await
                 .map_err(StoreError::backend)?;
-            match reply[..] {
-                [1, version] => Ok(version),
-                [0, ..] => Err(StoreError::Conflict {
-                    thread: thread.to_owned(),
-                    expected,
-                    found: reply.get(1).copied(),
-                }),
-                _ => Err(StoreError::backend(format!(
-                    "the append script answered {reply:?}"
-                ))),
-            }
+            let entry = |(thread, version, written)| ThreadEntry::new(thread, version, written);
+            Ok(listed.into_iter().map(entry).collect())
         })
     }
 
@@ -224,15 +299,14 @@ impl CheckpointStore for RedisStore {
     fn delete_thread<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
         Box::pin(async move {
             let keys = self.keys(thread);
-            let deleted: u64 = self
-                .scripts
-                .delete
-                .key(&keys.versions)
+            let mut invocation = self.scripts.delete.key(&keys.versions);
+            invocation
                 .key(&keys.last)
+                .key(&keys.owner)
                 .arg(&keys.records)
-                .invoke_async(&mut self.connection.clone())
-                .await
-                .map_err(StoreError::backend)?;
+                .arg(self.owners())
+                .arg(thread);
+            let deleted: u64 = self.write(&invocation).await?;
             Ok(deleted > 0)
         })
     }
