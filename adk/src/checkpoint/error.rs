@@ -33,7 +33,9 @@ pub enum CheckpointError {
     /// A checkpoint id that is not `thread@version#run`.
     #[error("`{0}` is not a checkpoint id (thread@version#run)")]
     MalformedId(String),
-    /// The store failed.
+    /// The store failed. When a run's checkpoint could not be written this way
+    /// ([`StoreError::Backend`]), it was not: the thread is as the run's last written
+    /// record left it.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -42,7 +44,10 @@ impl CheckpointError {
     /// A stable snake_case name for the kind of refusal, for logs and wire formats (see
     /// [`wire`](crate::wire)): `unknown_thread`, `thread_busy`, `thread_interrupted`,
     /// `unknown_format`, `corrupt_checkpoint`, `malformed_checkpoint_id`,
-    /// `store_failed`. A code never changes meaning; new variants bring new codes.
+    /// `store_failed` (the store failed; a write that failed so was not applied), and
+    /// `checkpoint_outcome_unknown` (a write whose answer never came: it may have been
+    /// applied; see [`StoreError::OutcomeUnknown`]). A code never changes meaning; new
+    /// variants bring new codes.
     ///
     /// ```
     /// use tower_adk::checkpoint::CheckpointError;
@@ -57,8 +62,16 @@ impl CheckpointError {
             CheckpointError::UnknownFormat { .. } => "unknown_format",
             CheckpointError::Corrupt(_) => "corrupt_checkpoint",
             CheckpointError::MalformedId(_) => "malformed_checkpoint_id",
+            CheckpointError::Store(StoreError::OutcomeUnknown(_)) => "checkpoint_outcome_unknown",
             CheckpointError::Store(_) => "store_failed",
         }
+    }
+
+    /// Whether a write may have been applied though it failed (a
+    /// [`StoreError::OutcomeUnknown`]): read the thread's head before doing anything
+    /// again.
+    pub fn is_outcome_unknown(&self) -> bool {
+        matches!(self, CheckpointError::Store(error) if error.is_outcome_unknown())
     }
 }
 

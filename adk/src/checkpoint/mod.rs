@@ -32,6 +32,8 @@
 #![cfg_attr(not(feature = "postgres"), doc = "[`PostgresStore`]: #which-store")]
 #![cfg_attr(not(feature = "redis"), doc = "[`RedisStore`]: #which-store")]
 
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
+mod bound;
 mod error;
 mod id;
 mod memory;
@@ -44,6 +46,7 @@ mod sql;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
+mod timeout;
 
 pub use self::error::CheckpointError;
 pub use self::id::{CheckpointId, MalformedId};
@@ -55,6 +58,7 @@ pub use self::redis::RedisStore;
 #[cfg(feature = "sqlite")]
 pub use self::sqlite::SqliteStore;
 pub use self::store::{CheckpointStore, StoreError, StoredRecord, ThreadEntry};
+pub use self::timeout::{OPERATION_TIMEOUT, TimedOut};
 /// The SQL toolkit of the `sqlite` and `postgres` stores, at the version they use: for
 /// their connection options and pools.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

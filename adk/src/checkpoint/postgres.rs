@@ -6,8 +6,10 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Postgres, Row as _, Transaction};
 
-use super::sql::{self, Sql, SqlStore, Statements, from_db, to_db};
+use super::bound::Sent;
+use super::sql::{self, Sql, SqlStore, Statements, failed, from_db, to_db};
 use super::store::StoreError;
+use super::timeout::OPERATION_TIMEOUT;
 
 /// The tables, created when missing, and what was added to them since; run under
 /// [`SCHEMA_LOCK`]. `adk_threads.last` is the newest version a thread ever had, so that
@@ -114,6 +116,15 @@ const SCHEMA_LOCK: i64 = 0x6164_6b5f_6368_6b70; // "adk_chkp"
 /// With an [expiry](Self::expire_after) an expired record reads as absent, and an append
 /// deletes its thread's expired records.
 ///
+/// # Outages
+///
+/// Each operation ends within the store's [bound](Self::operation_timeout) (10 s unless
+/// set), the wait for a connection of the pool included: a database that is down or
+/// unreachable ends a run within it. A write that fails before its statement was sent,
+/// or that the database refused, was not applied ([`StoreError::Backend`]); one cut off
+/// after it was sent (the bound, a connection that broke) may have been
+/// ([`StoreError::OutcomeUnknown`]).
+///
 /// # Example
 ///
 /// ```no_run
@@ -133,6 +144,7 @@ const SCHEMA_LOCK: i64 = 0x6164_6b5f_6368_6b70; // "adk_chkp"
 pub struct PostgresStore {
     pool: PgPool,
     expire_after: Option<Duration>,
+    limit: Duration,
 }
 
 /// The reads, the listing and the deletes: a record is live when written within the
@@ -153,13 +165,15 @@ impl PostgresStore {
     /// [`StoreError::Backend`] when the database cannot be reached or the tables created.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let pool = PgPoolOptions::new()
+            .acquire_timeout(OPERATION_TIMEOUT)
             .connect(url)
             .await
             .map_err(StoreError::backend)?;
         PostgresStore::from_pool(pool).await
     }
 
-    /// A store on a pool you configured, creating the tables when missing.
+    /// A store on a pool you configured, creating the tables when missing. (The store's
+    /// [bound](Self::operation_timeout) holds whatever the pool's own timeouts are.)
     ///
     /// # Errors
     ///
@@ -179,12 +193,37 @@ impl PostgresStore {
         Ok(PostgresStore {
             pool,
             expire_after: None,
+            limit: OPERATION_TIMEOUT,
         })
     }
 
     /// Records expire this long after they were written.
     pub fn expire_after(mut self, ttl: Duration) -> Self {
         self.expire_after = Some(ttl);
+        self
+    }
+
+    /// How long one operation may take, the wait for a connection of the pool included
+    /// (default [`OPERATION_TIMEOUT`](super::OPERATION_TIMEOUT), 10 s; sqlx's own wait
+    /// for a connection is 30 s). An operation that reaches it fails with a
+    /// [`TimedOut`](super::TimedOut) error: a read or a write not yet sent as
+    /// [`StoreError::Backend`] (not applied), a write cut off after it was sent as
+    /// [`StoreError::OutcomeUnknown`].
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use tower_adk::checkpoint::PostgresStore;
+    ///
+    /// # async fn run() -> Result<(), tower_adk::checkpoint::StoreError> {
+    /// // A run whose checkpoint cannot be written ends within 3 s.
+    /// let store = PostgresStore::connect("postgres://adk@db.internal/agents")
+    ///     .await?
+    ///     .operation_timeout(Duration::from_secs(3));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn operation_timeout(mut self, limit: Duration) -> Self {
+        self.limit = limit;
         self
     }
 
@@ -226,24 +265,31 @@ impl SqlStore for PostgresStore {
         Sql::new(&self.pool, &STATEMENTS, self.ttl())
     }
 
+    fn limit(&self) -> Duration {
+        self.limit
+    }
+
     async fn append_now(
         &self,
         thread: &str,
         owner: Option<&str>,
         expected: Option<u64>,
         bytes: Vec<u8>,
+        sent: &Sent,
     ) -> Result<u64, StoreError> {
+        let mut connection = self.pool.acquire().await.map_err(StoreError::backend)?;
+        sent.now();
         let row = sqlx::query("SELECT appended, found FROM adk_append($1, $2, $3, $4, $5)")
             .bind(thread)
             .bind(expected.map(to_db))
             .bind(bytes)
             .bind(self.ttl())
             .bind(owner)
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *connection)
             .await
-            .map_err(StoreError::backend)?;
-        let appended: Option<i64> = row.try_get("appended").map_err(StoreError::backend)?;
-        let found: Option<i64> = row.try_get("found").map_err(StoreError::backend)?;
+            .map_err(|e| failed(sent, e))?;
+        let appended: Option<i64> = row.try_get("appended").map_err(|e| failed(sent, e))?;
+        let found: Option<i64> = row.try_get("found").map_err(|e| failed(sent, e))?;
         match appended {
             Some(version) => from_db(version),
             None => Err(StoreError::Conflict {
@@ -254,10 +300,10 @@ impl SqlStore for PostgresStore {
         }
     }
 
-    async fn delete_now(&self, thread: &str) -> Result<bool, StoreError> {
+    async fn delete_now(&self, thread: &str, sent: &Sent) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin().await.map_err(StoreError::backend)?;
         Self::lock_thread(&mut tx, thread).await?;
-        self.sql().delete(tx, thread).await
+        self.sql().delete(tx, thread, sent).await
     }
 }
 

@@ -2,8 +2,8 @@
 //! [`CheckpointStore`](super::CheckpointStore) over sqlx. Their reads, their listing of
 //! an owner's threads and their deletes are the same statements ([`Statements`]), run
 //! the same way ([`Sql`]); each store gives ([`SqlStore`]) its pool, its tables, how a
-//! live record is told, its append and the start of its delete, where the dialects
-//! differ.
+//! live record is told, its bound, its append and the start of its delete, where the
+//! dialects differ.
 //!
 //! The statements number their parameters (`$1`, `$2`), which sqlx's SQLite driver
 //! reads as PostgreSQL does, and `$1` is always the value that a live record's
@@ -15,12 +15,14 @@
 //! threads are one range of an index on `(owner, written_at DESC, thread)`.
 
 use std::future::Future;
+use std::time::Duration;
 
 use sqlx::{
     ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, Pool, Row as _, Transaction,
     Type,
 };
 
+use super::bound::{self, Sent};
 use super::store::{StoreError, StoredRecord, ThreadEntry};
 
 /// The statements both SQL stores run, on one store's tables; `$1` is the value that a
@@ -80,22 +82,30 @@ pub(super) trait SqlStore: Send + Sync {
     /// The store's statements on its pool, with the value of `$1` now.
     fn sql(&self) -> Sql<'_, Self::Database>;
 
+    /// How long one operation may take.
+    fn limit(&self) -> Duration;
+
     /// Appends a record, as
     /// [`CheckpointStore::append_owned`](super::CheckpointStore::append_owned) (with an
     /// owner) or [`append`](super::CheckpointStore::append) (without: the thread keeps
-    /// the owner it has).
+    /// the owner it has); marks in `sent` when it sends what applies it.
     fn append_now(
         &self,
         thread: &str,
         owner: Option<&str>,
         expected: Option<u64>,
         bytes: Vec<u8>,
+        sent: &Sent,
     ) -> impl Future<Output = Result<u64, StoreError>> + Send;
 
     /// Deletes the thread, as
     /// [`CheckpointStore::delete_thread`](super::CheckpointStore::delete_thread): keeps
     /// its other writers out, then [`Sql::delete`].
-    fn delete_now(&self, thread: &str) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    fn delete_now(
+        &self,
+        thread: &str,
+        sent: &Sent,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 }
 
 /// A store's statements on its pool, with the value of `$1` (what a live record's
@@ -202,12 +212,13 @@ where
         rows.into_iter().map(entry).collect()
     }
 
-    /// Deletes the thread's records and the thread in `tx`, and commits; says whether it
-    /// had a live record.
+    /// Deletes the thread's records and the thread in `tx`, and commits (marking in
+    /// `sent` that it does); says whether it had a live record.
     pub(super) async fn delete(
         self,
         mut tx: Transaction<'static, DB>,
         thread: &str,
+        sent: &Sent,
     ) -> Result<bool, StoreError> {
         let live: Vec<i64> = sqlx::query_scalar(&self.statements.delete_live)
             .bind(self.live)
@@ -222,7 +233,8 @@ where
                 .await
                 .map_err(StoreError::backend)?;
         }
-        tx.commit().await.map_err(StoreError::backend)?;
+        sent.now();
+        tx.commit().await.map_err(|e| failed(sent, e))?;
         Ok(!live.is_empty())
     }
 }
@@ -237,8 +249,45 @@ pub(super) fn to_db(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
+/// The error of a write that failed: an error the database answered with (it rolled
+/// the write back) says nothing was applied; any other (a connection that broke, an
+/// answer that could not be read) says so only if the write was not sent yet.
+pub(super) fn failed(sent: &Sent, error: sqlx::Error) -> StoreError {
+    match error {
+        sqlx::Error::Database(_) => StoreError::backend(error),
+        error => sent.failed(error),
+    }
+}
+
+/// Runs a read of the store within its bound.
+pub(super) fn read<S: SqlStore, T>(
+    store: &S,
+    read: impl Future<Output = Result<T, StoreError>>,
+) -> impl Future<Output = Result<T, StoreError>> {
+    bound::read(store.limit(), read)
+}
+
+/// Appends a record, as [`SqlStore::append_now`] does, within the store's bound.
+pub(super) async fn append<S: SqlStore>(
+    store: &S,
+    thread: &str,
+    owner: Option<&str>,
+    expected: Option<u64>,
+    bytes: Vec<u8>,
+) -> Result<u64, StoreError> {
+    let sent = Sent::default();
+    let append = store.append_now(thread, owner, expected, bytes, &sent);
+    bound::write(store.limit(), &sent, append).await
+}
+
+/// Deletes a thread, as [`SqlStore::delete_now`] does, within the store's bound.
+pub(super) async fn delete<S: SqlStore>(store: &S, thread: &str) -> Result<bool, StoreError> {
+    let sent = Sent::default();
+    bound::write(store.limit(), &sent, store.delete_now(thread, &sent)).await
+}
+
 /// Makes a [`SqlStore`] a [`CheckpointStore`](super::CheckpointStore): its methods are
-/// the store's, boxed.
+/// the store's, each within the store's bound, boxed.
 macro_rules! checkpoint_store {
     ($store:ty) => {
         impl $crate::checkpoint::CheckpointStore for $store {
@@ -249,7 +298,8 @@ macro_rules! checkpoint_store {
                 'a,
                 Result<Option<$crate::checkpoint::StoredRecord>, $crate::checkpoint::StoreError>,
             > {
-                Box::pin($crate::checkpoint::sql::SqlStore::sql(self).head(thread))
+                let head = $crate::checkpoint::sql::SqlStore::sql(self).head(thread);
+                Box::pin($crate::checkpoint::sql::read(self, head))
             }
 
             fn get<'a>(
@@ -260,7 +310,8 @@ macro_rules! checkpoint_store {
                 'a,
                 Result<Option<$crate::checkpoint::StoredRecord>, $crate::checkpoint::StoreError>,
             > {
-                Box::pin($crate::checkpoint::sql::SqlStore::sql(self).get(thread, version))
+                let get = $crate::checkpoint::sql::SqlStore::sql(self).get(thread, version);
+                Box::pin($crate::checkpoint::sql::read(self, get))
             }
 
             fn append<'a>(
@@ -269,7 +320,7 @@ macro_rules! checkpoint_store {
                 expected: Option<u64>,
                 bytes: Vec<u8>,
             ) -> ::futures::future::BoxFuture<'a, Result<u64, $crate::checkpoint::StoreError>> {
-                Box::pin($crate::checkpoint::sql::SqlStore::append_now(
+                Box::pin($crate::checkpoint::sql::append(
                     self, thread, None, expected, bytes,
                 ))
             }
@@ -282,7 +333,7 @@ macro_rules! checkpoint_store {
                 bytes: Vec<u8>,
             ) -> ::futures::future::BoxFuture<'a, Result<u64, $crate::checkpoint::StoreError>> {
                 let owner = Some(owner);
-                Box::pin($crate::checkpoint::sql::SqlStore::append_now(
+                Box::pin($crate::checkpoint::sql::append(
                     self, thread, owner, expected, bytes,
                 ))
             }
@@ -297,7 +348,8 @@ macro_rules! checkpoint_store {
                 Result<Vec<$crate::checkpoint::ThreadEntry>, $crate::checkpoint::StoreError>,
             > {
                 let sql = $crate::checkpoint::sql::SqlStore::sql(self);
-                Box::pin(sql.threads(owner, after, limit))
+                let threads = sql.threads(owner, after, limit);
+                Box::pin($crate::checkpoint::sql::read(self, threads))
             }
 
             fn list<'a>(
@@ -305,7 +357,8 @@ macro_rules! checkpoint_store {
                 thread: &'a str,
             ) -> ::futures::future::BoxFuture<'a, Result<Vec<u64>, $crate::checkpoint::StoreError>>
             {
-                Box::pin($crate::checkpoint::sql::SqlStore::sql(self).list(thread))
+                let list = $crate::checkpoint::sql::SqlStore::sql(self).list(thread);
+                Box::pin($crate::checkpoint::sql::read(self, list))
             }
 
             fn delete_thread<'a>(
@@ -313,7 +366,7 @@ macro_rules! checkpoint_store {
                 thread: &'a str,
             ) -> ::futures::future::BoxFuture<'a, Result<bool, $crate::checkpoint::StoreError>>
             {
-                Box::pin($crate::checkpoint::sql::SqlStore::delete_now(self, thread))
+                Box::pin($crate::checkpoint::sql::delete(self, thread))
             }
         }
     };

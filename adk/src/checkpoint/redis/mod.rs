@@ -3,11 +3,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use ::redis::aio::ConnectionManager;
-use ::redis::{AsyncCommands as _, Client, FromRedisValue, Script, ScriptInvocation};
+use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use ::redis::{
+    AsyncCommands as _, Client, ErrorKind, FromRedisValue, RedisError, Script, ScriptInvocation,
+};
 use futures::future::BoxFuture;
 
+use super::bound::{self, Sent};
 use super::store::{CheckpointStore, StoreError, StoredRecord, ThreadEntry};
+use super::timeout::OPERATION_TIMEOUT;
 
 /// A store in Redis: checkpoints shared by every host that reaches the server, that
 /// expire on their own.
@@ -46,6 +50,17 @@ use super::store::{CheckpointStore, StoreError, StoredRecord, ThreadEntry};
 /// store runs on one Redis server (with its replicas), not on a Redis Cluster. Stores
 /// that share a prefix should share an expiry.
 ///
+/// # Outages
+///
+/// Each operation ends within the store's [bound](Self::operation_timeout) (10 s unless
+/// set). A write that the server refused, or that could not be sent (no connection),
+/// was not applied ([`StoreError::Backend`]); one whose answer never came may have been
+/// ([`StoreError::OutcomeUnknown`]): a frozen server (`SIGSTOP`, a long fork, a full
+/// disk) applies what it received when it wakes. [`connect`](Self::connect) sets no
+/// response timeout of redis-rs's own (its default is 500 ms), so that only the bound
+/// cuts a write off, and reconnects briefly (three attempts) so that a write to a server
+/// that is down fails soon, as not applied.
+///
 /// # Example
 ///
 /// ```no_run
@@ -67,6 +82,7 @@ pub struct RedisStore {
     connection: ConnectionManager,
     prefix: String,
     expire_after: Option<Duration>,
+    limit: Duration,
     scripts: Arc<Scripts>,
 }
 
@@ -89,25 +105,38 @@ struct Keys {
 }
 
 impl RedisStore {
-    /// Connects to the server at `url` (`redis://[user:password@]host[:port][/db]`).
+    /// Connects to the server at `url` (`redis://[user:password@]host[:port][/db]`),
+    /// with a connection that leaves answers to the store's
+    /// [bound](Self::operation_timeout) (no response timeout of its own) and reconnects
+    /// three times at most (100 ms, then 200 ms apart; 1 s to connect each), so that a
+    /// write to a server that is down fails soon, as not applied.
     ///
     /// # Errors
     ///
     /// [`StoreError::Backend`] when the URL is invalid or the server cannot be reached.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let client = Client::open(url).map_err(StoreError::backend)?;
-        let connection = ConnectionManager::new(client)
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(None)
+            .set_connection_timeout(Some(Duration::from_secs(1)))
+            .set_number_of_retries(2)
+            .set_max_delay(Duration::from_millis(200));
+        let connection = ConnectionManager::new_with_config(client, config)
             .await
             .map_err(StoreError::backend)?;
         Ok(RedisStore::new(connection))
     }
 
-    /// A store on a connection you made (its configuration: timeouts, retries).
+    /// A store on a connection you made (its configuration: timeouts, retries). The
+    /// store's [bound](Self::operation_timeout) holds over it; a response timeout of
+    /// the connection's own (redis-rs's default is 500 ms) ends a write that waits longer
+    /// as [`StoreError::OutcomeUnknown`].
     pub fn new(connection: ConnectionManager) -> Self {
         RedisStore {
             connection,
             prefix: "adk:".to_owned(),
             expire_after: None,
+            limit: OPERATION_TIMEOUT,
             scripts: Arc::new(Scripts {
                 append: Script::new(include_str!("append.lua")),
                 head: Script::new(include_str!("head.lua")),
@@ -131,6 +160,29 @@ impl RedisStore {
         self
     }
 
+    /// How long one operation may take, the wait for a connection included (default
+    /// [`OPERATION_TIMEOUT`](super::OPERATION_TIMEOUT), 10 s). An operation that reaches
+    /// it fails with a [`TimedOut`](super::TimedOut) error: a read as
+    /// [`StoreError::Backend`], a write as [`StoreError::OutcomeUnknown`] (it may have
+    /// been sent: a frozen server applies it when it wakes).
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use tower_adk::checkpoint::RedisStore;
+    ///
+    /// # async fn run() -> Result<(), tower_adk::checkpoint::StoreError> {
+    /// // A run whose checkpoint gets no answer ends within 2 s.
+    /// let store = RedisStore::connect("redis://127.0.0.1:6379")
+    ///     .await?
+    ///     .operation_timeout(Duration::from_secs(2));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn operation_timeout(mut self, limit: Duration) -> Self {
+        self.limit = limit;
+        self
+    }
+
     fn keys(&self, thread: &str) -> Keys {
         let base = format!("{}{{{thread}}}", self.prefix);
         Keys {
@@ -146,18 +198,25 @@ impl RedisStore {
         format!("{}owners:", self.prefix)
     }
 
-    /// Runs the script of a write.
+    /// Runs the script of a write within the store's bound.
     async fn write<T: FromRedisValue>(
         &self,
         invocation: &ScriptInvocation<'_>,
     ) -> Result<T, StoreError> {
+        // The script goes out at once: a write cut off waited for its answer, or for a
+        // connection, which cannot be told apart from outside.
+        let sent = Sent::default();
+        sent.now();
         let mut connection = self.connection.clone();
-        let reply = invocation.invoke_async(&mut connection).await;
-        reply.map_err(StoreError::backend)
+        let reply = async {
+            let reply = invocation.invoke_async(&mut connection).await;
+            reply.map_err(|e| failed(&sent, e))
+        };
+        bound::write(self.limit, &sent, reply).await
     }
 
     /// Appends a record, with its thread's owner if it is given (else the thread keeps
-    /// the one it has).
+    /// the one it has), within the store's bound.
     async fn append_now(
         &self,
         thread: &str,
@@ -186,7 +245,7 @@ impl RedisStore {
                 expected,
                 found: reply.get(1).copied(),
             }),
-            _ => Err(StoreError::backend(format!(
+            _ => Err(StoreError::outcome_unknown(format!(
                 "the append script answered {reply:?}"
             ))),
         }
@@ -206,7 +265,7 @@ impl CheckpointStore for RedisStore {
         &'a self,
         thread: &'a str,
     ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
-        Box::pin(async move {
+        Box::pin(bound::read(self.limit, async move {
             let keys = self.keys(thread);
             let head: Option<(u64, Vec<u8>)> = self
                 .scripts
@@ -217,7 +276,7 @@ impl CheckpointStore for RedisStore {
                 .await
                 .map_err(StoreError::backend)?;
             Ok(head.map(|(version, bytes)| StoredRecord::new(version, bytes)))
-        })
+        }))
     }
 
     fn get<'a>(
@@ -225,7 +284,7 @@ impl CheckpointStore for RedisStore {
         thread: &'a str,
         version: u64,
     ) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
-        Box::pin(async move {
+        Box::pin(bound::read(self.limit, async move {
             let key = format!("{}{version}", self.keys(thread).records);
             let bytes: Option<Vec<u8>> = self
                 .connection
@@ -234,7 +293,7 @@ impl CheckpointStore for RedisStore {
                 .await
                 .map_err(StoreError::backend)?;
             Ok(bytes.map(|bytes| StoredRecord::new(version, bytes)))
-        })
+        }))
     }
 
     fn append<'a>(
@@ -262,7 +321,7 @@ impl CheckpointStore for RedisStore {
         after: Option<&'a ThreadEntry>,
         limit: usize,
     ) -> BoxFuture<'a, Result<Vec<ThreadEntry>, StoreError>> {
-        Box::pin(async move {
+        Box::pin(bound::read(self.limit, async move {
             let (written, name) = after.map_or((String::new(), ""), |after| {
                 (after.written.to_string(), after.thread.as_str())
             });
@@ -280,11 +339,11 @@ impl CheckpointStore for RedisStore {
                 .map_err(StoreError::backend)?;
             let entry = |(thread, version, written)| ThreadEntry::new(thread, version, written);
             Ok(listed.into_iter().map(entry).collect())
-        })
+        }))
     }
 
     fn list<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<Vec<u64>, StoreError>> {
-        Box::pin(async move {
+        Box::pin(bound::read(self.limit, async move {
             let keys = self.keys(thread);
             self.scripts
                 .list
@@ -293,7 +352,7 @@ impl CheckpointStore for RedisStore {
                 .invoke_async(&mut self.connection.clone())
                 .await
                 .map_err(StoreError::backend)
-        })
+        }))
     }
 
     fn delete_thread<'a>(&'a self, thread: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
@@ -309,6 +368,25 @@ impl CheckpointStore for RedisStore {
             let deleted: u64 = self.write(&invocation).await?;
             Ok(deleted > 0)
         })
+    }
+}
+
+/// The error of a write that failed: not applied when the server refused it or no
+/// connection could be made; else (the connection broke, the answer could not be read)
+/// it may have been.
+fn failed(sent: &Sent, error: RedisError) -> StoreError {
+    let refused = matches!(
+        error.kind(),
+        ErrorKind::Server(_)
+            | ErrorKind::Extension
+            | ErrorKind::Client
+            | ErrorKind::AuthenticationFailed
+            | ErrorKind::InvalidClientConfig
+    );
+    if refused || error.is_connection_refusal() {
+        StoreError::backend(error)
+    } else {
+        sent.failed(error)
     }
 }
 
