@@ -1,8 +1,10 @@
 //! A run's durable side, [`Durable`]: its thread in the agent's checkpoint store, the
 //! records it writes there (when it claims the thread, after a turn, when it ends or
-//! stops at interrupts), and the write that frees the thread of a run that was dropped.
+//! stops at interrupts), its claim's lease, and the write that frees the thread of a run
+//! that was dropped.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use serde::Serialize;
@@ -47,6 +49,10 @@ pub(super) struct Durable {
     owner: Principal,
     /// The thread's audit trail: every decision made on its runs.
     audit: Vec<Decided>,
+    /// How long the run's claim on the thread holds without news of it.
+    lease: Duration,
+    /// When the run last wrote its record as running: its claim holds a lease from then.
+    renewed: Option<Instant>,
 }
 
 /// A record as it is written: [`Checkpoint`]'s fields, borrowed.
@@ -64,13 +70,16 @@ struct RecordRef<'a> {
     decisions: &'a Decisions,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     audit: &'a [Decided],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    claimed_until: Option<jiff::Timestamp>,
 }
 
 impl Durable {
     /// A run on `thread` of `owner`, whose head is at `head`, with the thread's history
-    /// before it.
+    /// before it; its claims hold for `lease`.
     pub(super) fn new(
         store: Arc<dyn CheckpointStore>,
+        lease: Duration,
         thread: String,
         owner: Principal,
         head: Option<u64>,
@@ -91,13 +100,19 @@ impl Durable {
             last: None,
             owner,
             audit: Vec::new(),
+            lease,
+            renewed: None,
         }
     }
 
     /// A run resumed from the checkpoint it was taken up from: it takes the thread over
     /// from that record, writes the decisions with its checkpoints, and carries the
     /// thread's audit trail on.
-    pub(super) fn resumed(store: Arc<dyn CheckpointStore>, taken: TakenUp) -> Self {
+    pub(super) fn resumed(
+        store: Arc<dyn CheckpointStore>,
+        lease: Duration,
+        taken: TakenUp,
+    ) -> Self {
         let TakenUp {
             id,
             run_id,
@@ -107,7 +122,8 @@ impl Durable {
             audit,
         } = taken;
         let thread = id.thread.clone();
-        let mut durable = Durable::new(store, thread, owner, Some(id.version), run_id, base);
+        let head = Some(id.version);
+        let mut durable = Durable::new(store, lease, thread, owner, head, run_id, base);
         durable.resumed = plan;
         durable.last = Some(id);
         durable.audit = audit;
@@ -124,10 +140,12 @@ impl Durable {
     ///
     /// [`CheckpointError::UnknownThread`] when the agent's
     /// [`Authorize`](crate::auth::Authorize) does not let the caller run on the thread,
-    /// [`CheckpointError::ThreadBusy`] when a run is running on it,
-    /// [`CheckpointError::ThreadInterrupted`] when its last run waits for decisions.
+    /// [`CheckpointError::ThreadBusy`] when a run is running on it (its claim has not
+    /// run out), [`CheckpointError::ThreadInterrupted`] when its last run waits for
+    /// decisions.
     pub(super) async fn on_thread(
         store: Arc<dyn CheckpointStore>,
+        lease: Duration,
         thread: String,
         run_id: Arc<str>,
         asker: &Asker<'_>,
@@ -136,8 +154,8 @@ impl Durable {
             if !asker.allows(Action::Run, &thread, None, &[]).await {
                 return Err(CheckpointError::UnknownThread(thread));
             }
-            let owner = asker.caller.clone();
-            let durable = Durable::new(store, thread, owner, None, run_id, Messages::new());
+            let (owner, base) = (asker.caller.clone(), Messages::new());
+            let durable = Durable::new(store, lease, thread, owner, None, run_id, base);
             return Ok((durable, Locals::default()));
         };
         let checkpoint = Checkpoint::decode(&head.bytes)?;
@@ -146,7 +164,9 @@ impl Durable {
             return Err(CheckpointError::UnknownThread(thread));
         }
         match checkpoint.status {
-            CheckpointStatus::Running => Err(CheckpointError::ThreadBusy(thread)),
+            CheckpointStatus::Running if checkpoint.holds_thread(jiff::Timestamp::now()) => {
+                Err(CheckpointError::ThreadBusy(thread))
+            }
             CheckpointStatus::Interrupted => {
                 Err(CheckpointError::ThreadInterrupted(CheckpointId {
                     thread,
@@ -154,10 +174,11 @@ impl Durable {
                     run: checkpoint.run_id,
                 }))
             }
+            // Ended, or running with a claim that ran out: the run that wrote it is gone.
             _ => {
                 let values = checkpoint.run.context().thread_values().clone();
                 let (owner, base, head) = (checkpoint.owner, checkpoint.base, Some(head.version));
-                let mut durable = Durable::new(store, thread, owner, head, run_id, base);
+                let mut durable = Durable::new(store, lease, thread, owner, head, run_id, base);
                 durable.audit = checkpoint.audit;
                 Ok((durable, values))
             }
@@ -175,7 +196,9 @@ impl Durable {
     }
 
     /// Claims the thread for this run: writes the run as the thread's head, if no one
-    /// else wrote there since the run read it.
+    /// else wrote there since the run read it. A run that takes over a running
+    /// checkpoint goes on over the failed mark that the checkpoint's own run wrote on
+    /// top of it (see [`Durable::marked_failed`]).
     ///
     /// # Errors
     ///
@@ -184,7 +207,14 @@ impl Durable {
     pub(super) fn claim<'a>(&'a mut self, run: &'a Run) -> BoxFuture<'a, Result<(), AgentError>> {
         Box::pin(async move {
             let resumes = self.last.take();
-            let claimed = self.write_now(CheckpointStatus::Running, run).await;
+            let mut claimed = self.write_now(CheckpointStatus::Running, run).await;
+            if let Err(CheckpointError::Store(StoreError::Conflict { found, .. })) = &claimed
+                && resumes.is_some()
+                && self.marked_failed(*found).await
+            {
+                self.head = *found;
+                claimed = self.write_now(CheckpointStatus::Running, run).await;
+            }
             claimed.map(drop).map_err(|error| match (error, resumes) {
                 (CheckpointError::Store(StoreError::Conflict { found, .. }), Some(id)) => {
                     ResumeError::Used(id, found.unwrap_or_default()).into()
@@ -260,18 +290,60 @@ impl Durable {
     /// Writes what a failed run leaves to its thread (the thread's history before it,
     /// and the run as it was, which a resume can take over), unless the thread is not
     /// the run's: it never claimed it, it ended, or (a conflict) someone took it over.
-    /// Best effort: the run's own error is the one to report.
+    /// Nor when the run failed because the store did: a second write would wait a
+    /// second bound of the store, and its outcome could be as unknown; the thread keeps
+    /// the run's last record, running, until its claim runs out or it is resumed. Best
+    /// effort: the run's own error is the one to report.
     pub(super) async fn fail(&mut self, run: &Run, error: &AgentError) {
         if !self.claimed || self.ended {
             return;
         }
-        if matches!(error, AgentError::Checkpoint(e) if matches!(**e, CheckpointError::Store(StoreError::Conflict { .. })))
-        {
-            // Someone else holds the thread now: it is not this run's to free.
+        let store_failed = match error {
+            AgentError::Checkpoint(error) => matches!(
+                **error,
+                CheckpointError::Store(_) | CheckpointError::OutcomeUnknown { .. }
+            ),
+            _ => false,
+        };
+        if store_failed {
+            // A conflict: someone else holds the thread now, it is not this run's to
+            // free. Any other failure: the store's.
             self.ended = true;
         } else {
             let _ = self.write(CheckpointStatus::Failed, run).await;
         }
+    }
+
+    /// Whether the run's claim is due for renewal: it has held it for half its lease.
+    pub(super) fn claim_aging(&self) -> bool {
+        self.claimed
+            && !self.ended
+            && self
+                .renewed
+                .is_some_and(|at| at.elapsed() >= self.lease / 2)
+    }
+
+    /// Whether the thread's head is at `version` and is the failed mark of this run,
+    /// written right on top of the running record this run takes over: the run that
+    /// wrote that record failed or was dropped, and wrote the mark after this run read
+    /// the record (a release lands seconds later on a slow store). No other writer
+    /// writes so: a run that takes over a record claims it running first.
+    async fn marked_failed(&self, version: Option<u64>) -> bool {
+        let (Some(version), Some(taken)) = (version, self.head) else {
+            return false;
+        };
+        if version != taken + 1 {
+            return false;
+        }
+        let Ok(Some(head)) = self.store.head(&self.thread).await else {
+            return false;
+        };
+        let Ok(mark) = Checkpoint::decode(&head.bytes) else {
+            return false;
+        };
+        head.version == version
+            && mark.status == CheckpointStatus::Failed
+            && *mark.run_id == *self.run_id
     }
 
     /// Frees the thread of a run that was dropped while it held it: writes the run as
@@ -321,6 +393,11 @@ impl Durable {
             CheckpointStatus::Running => &self.resumed.decisions,
             _ => &no_decisions,
         };
+        let now = Instant::now();
+        let claimed_until = match status {
+            CheckpointStatus::Running => jiff::Timestamp::now().checked_add(self.lease).ok(),
+            _ => None,
+        };
         let record = RecordRef {
             format: FORMAT,
             run_id: &self.run_id,
@@ -331,16 +408,16 @@ impl Durable {
             interrupts,
             decisions,
             audit: &self.audit,
+            claimed_until,
         };
         let bytes =
             serde_json::to_vec(&record).map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
         let (thread, owner) = (&self.thread, self.owner.subject());
-        let version = self
-            .store
-            .append_owned(thread, owner, self.head, bytes)
-            .await?;
+        let appended = self.store.append_owned(thread, owner, self.head, bytes);
+        let version = appended.await.map_err(|error| self.unwritten(error))?;
         self.head = Some(version);
         self.claimed = true;
+        self.renewed = Some(now);
         self.ended = status != CheckpointStatus::Running;
         let id = CheckpointId {
             thread: self.thread.clone(),
@@ -349,6 +426,23 @@ impl Durable {
         };
         self.last = Some(id.clone());
         Ok(id)
+    }
+}
+
+impl Durable {
+    /// The error of a write of this run's record that failed: one whose answer never
+    /// came names the thread and the run, so that the caller can read the thread's head
+    /// to know (see [`CheckpointError::OutcomeUnknown`]).
+    fn unwritten(&self, error: StoreError) -> CheckpointError {
+        if error.is_outcome_unknown() {
+            CheckpointError::OutcomeUnknown {
+                thread: self.thread.clone(),
+                run: self.run_id.to_string(),
+                source: error,
+            }
+        } else {
+            error.into()
+        }
     }
 }
 

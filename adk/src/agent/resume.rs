@@ -29,7 +29,7 @@ use super::error::{AgentError, ResumeError};
 use super::executor::{self, BatchRunner};
 use super::run::Run;
 use crate::auth::{Action, Asker, Decided, Identity, KeptTypes, Principal};
-use crate::checkpoint::{CheckpointId, CheckpointStore};
+use crate::checkpoint::{CheckpointId, CheckpointStore, StoredRecord};
 use crate::config::AgentConfig;
 use crate::interrupt::{CallAnswers, Decision, Decisions, HookAnswer, InterruptAddress};
 use crate::interrupt::{PendingInterrupt, Resumed};
@@ -92,7 +92,7 @@ impl Resume {
         if !asker.allows(action, &id.thread, owner, waiting).await {
             return Err(unknown().into());
         }
-        if newest != id.version {
+        if newest != id.version && !marks_failure_of(&head, id.version, &checkpoint) {
             return Err(ResumeError::Used(id, newest).into());
         }
         match checkpoint.status {
@@ -197,6 +197,20 @@ pub(super) struct TakenUp {
     pub(super) owner: Principal,
     /// The thread's audit trail, with this resume's decisions.
     pub(super) audit: Vec<Decided>,
+}
+
+/// Whether `head` is the failed mark that the run of `running` (at `version`) wrote
+/// right on top of it, when it failed or was dropped: taking `running` over goes on over
+/// the mark, as when it lands between the resume's read and its claim (see
+/// [`Durable::claim`](super::durable::Durable::claim)), whatever order they come in.
+fn marks_failure_of(head: &StoredRecord, version: u64, running: &Checkpoint) -> bool {
+    if running.status != CheckpointStatus::Running || head.version != version + 1 {
+        return false;
+    }
+    let Ok(mark) = Checkpoint::decode(&head.bytes) else {
+        return false;
+    };
+    mark.status == CheckpointStatus::Failed && mark.run_id == running.run_id
 }
 
 /// A store's failure while a resume reads its checkpoint.
