@@ -3,8 +3,8 @@
 //! late it lands; and a run whose store fails ends at once, saying whether its write
 //! was applied.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -278,35 +278,48 @@ async fn a_takeover_of_a_running_checkpoint_goes_on_over_the_failed_mark_its_run
     assert_eq!(head.status, CheckpointStatus::Completed);
 }
 
-/// A memory store whose appends after the first `healthy` fail: refused (nothing
-/// written), or written with no answer (written, but the writer cannot know).
+/// What a [`Steered`] store does with an append.
 #[derive(Clone)]
-struct Failing {
-    inner: MemoryStore,
-    healthy: usize,
-    applied: bool,
-    appends: Arc<AtomicUsize>,
-    /// The errors, once the store is down; `None` once it is up again.
-    down: Arc<Mutex<bool>>,
+enum Plan {
+    /// Refuses it: nothing written.
+    Refuse,
+    /// Writes it, and answers that the answer never came.
+    Lose,
+    /// Waits for the notice, then writes it.
+    Hold(Arc<Notify>),
 }
 
-impl Failing {
-    fn new(healthy: usize, applied: bool) -> Self {
-        Failing {
+/// A memory store whose appends, one after another, follow a plan (and are written
+/// past its end), as a store that fails, loses answers or stalls.
+#[derive(Clone)]
+struct Steered {
+    inner: MemoryStore,
+    plan: Arc<[Option<Plan>]>,
+    appends: Arc<AtomicUsize>,
+}
+
+impl Steered {
+    fn new(plan: impl IntoIterator<Item = Option<Plan>>) -> Self {
+        Steered {
             inner: MemoryStore::new(),
-            healthy,
-            applied,
+            plan: plan.into_iter().collect(),
             appends: Arc::default(),
-            down: Arc::new(Mutex::new(true)),
         }
     }
 
-    fn up(&self) {
-        *self.down.lock().unwrap() = false;
+    fn appends(&self) -> usize {
+        self.appends.load(Ordering::SeqCst)
+    }
+
+    /// Yields until the store has seen `n` appends.
+    async fn until_appended(&self, n: usize) {
+        while self.appends() < n {
+            tokio::task::yield_now().await;
+        }
     }
 }
 
-impl CheckpointStore for Failing {
+impl CheckpointStore for Steered {
     fn head<'a>(&'a self, t: &'a str) -> BoxFuture<'a, Result<Option<StoredRecord>, StoreError>> {
         self.inner.head(t)
     }
@@ -337,14 +350,20 @@ impl CheckpointStore for Failing {
     ) -> BoxFuture<'a, Result<u64, StoreError>> {
         Box::pin(async move {
             let n = self.appends.fetch_add(1, Ordering::SeqCst);
-            if n < self.healthy || !*self.down.lock().unwrap() {
-                return self.inner.append_owned(t, owner, expected, bytes).await;
+            // (The memory store writes when called, not when awaited.)
+            let append = || self.inner.append_owned(t, owner, expected, bytes);
+            match self.plan.get(n).cloned().flatten() {
+                None => append().await,
+                Some(Plan::Refuse) => Err(StoreError::backend("the store is down")),
+                Some(Plan::Lose) => {
+                    append().await?;
+                    Err(StoreError::outcome_unknown("the answer never came"))
+                }
+                Some(Plan::Hold(go)) => {
+                    go.notified().await;
+                    append().await
+                }
             }
-            if self.applied {
-                self.inner.append_owned(t, owner, expected, bytes).await?;
-                return Err(StoreError::outcome_unknown("the answer never came"));
-            }
-            Err(StoreError::backend("the store is down"))
         })
     }
 
@@ -358,40 +377,54 @@ impl CheckpointStore for Failing {
 }
 
 #[tokio::test]
-async fn a_run_whose_checkpoint_the_store_refuses_ends_without_writing_again() {
-    // The claim is written; the run's last record is refused.
-    let store = Failing::new(1, false);
-    let model = ScriptedModel::new([Turn::text("answer"), Turn::text("taken over")]);
+async fn a_run_whose_checkpoint_the_store_refuses_ends_at_once_and_frees_its_thread_later() {
+    // The claim is written; the run's last record is refused; the failed mark that
+    // frees the thread waits until the store is back.
+    let back = Arc::new(Notify::new());
+    let store = Steered::new([None, Some(Plan::Refuse), Some(Plan::Hold(back.clone()))]);
+    let model = ScriptedModel::new([Turn::text("answer"), Turn::text("again")]);
     let agent = Agent::builder(model)
         .checkpoints(store.clone())
         .build()
         .unwrap();
-    let failed = agent.run(AgentRequest::user("hi").on_thread("down")).await;
+    let run = agent.run(AgentRequest::user("hi").on_thread("down"));
+    // Guarded: a run that waited for its failed mark would wait for good here.
+    let failed = tokio::time::timeout(Duration::from_secs(30), run).await;
+    let failed = failed.expect("the run ended without waiting for a second write");
     let Err(AgentError::Checkpoint(error)) = &failed else {
         panic!("{failed:?}")
     };
     assert_eq!(error.code(), "store_failed");
     assert!(!error.is_outcome_unknown());
-    for _ in 0..10 {
-        tokio::task::yield_now().await;
-    }
-    assert_eq!(
-        store.appends.load(Ordering::SeqCst),
-        2,
-        "the claim and the refused record: no failed mark after the store failed"
-    );
-    // Not written: the thread holds the run's claim, which a takeover resumes.
+    // Not written: the thread holds the run's claim; the mark comes in the background.
     let (claim, head) = agent.last_checkpoint("down").await.unwrap().unwrap();
     assert_eq!((claim.version, head.status), (1, CheckpointStatus::Running));
-    store.up();
-    let done = agent.run(take_over(claim)).await.unwrap();
-    assert_eq!(done.final_message.content(), "taken over");
+    store.until_appended(3).await;
+
+    back.notify_one();
+    loop {
+        let (_, head) = head_of(&agent, "down").await;
+        if head.status == CheckpointStatus::Failed {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    let next = agent
+        .run(AgentRequest::user("hi again").on_thread("down"))
+        .await
+        .unwrap();
+    let texts: Vec<&str> = next.messages.iter().map(Message::content).collect();
+    assert_eq!(
+        texts,
+        ["hi again", "again"],
+        "the thread as it was before the run"
+    );
 }
 
 #[tokio::test]
 async fn a_checkpoint_whose_answer_never_came_is_outcome_unknown_and_the_head_tells() {
     // The claim is written; the run's last record is written, but its answer is lost.
-    let store = Failing::new(1, true);
+    let store = Steered::new([None, Some(Plan::Lose)]);
     let model = ScriptedModel::new([Turn::text("the answer")]);
     let agent = Agent::builder(model)
         .checkpoints(store.clone())
@@ -409,10 +442,13 @@ async fn a_checkpoint_whose_answer_never_came_is_outcome_unknown_and_the_head_te
     let CheckpointError::OutcomeUnknown { thread, run, .. } = &**error else {
         panic!("{error:?}")
     };
-    assert_eq!(store.appends.load(Ordering::SeqCst), 2, "no failed mark");
+    // The failed mark, in the background, finds the thread moved on: it writes nothing.
+    store.until_appended(3).await;
+    tokio::task::yield_now().await;
 
     // Reconciling: the thread's head is the run's completed record, so the run succeeded.
     let (id, head) = agent.last_checkpoint(thread).await.unwrap().unwrap();
     assert_eq!((&id.run, head.status), (run, CheckpointStatus::Completed));
     assert_eq!(head.base.last().map(Message::content), Some("the answer"));
+    assert_eq!(store.list(thread).await.unwrap(), [1, 2]);
 }

@@ -25,7 +25,8 @@ use serde_json::json;
 use tokio::sync::Semaphore;
 use tower_adk::agent::{Checkpoint, CheckpointStatus};
 use tower_adk::checkpoint::{
-    CheckpointError, CheckpointStore, PostgresStore, RedisStore, SqliteStore, StoreError,
+    CheckpointError, CheckpointId, CheckpointStore, PostgresStore, RedisStore, SqliteStore,
+    StoreError,
 };
 use tower_adk::interrupt::Decision;
 use tower_adk::testing::{ScriptedModel, Turn};
@@ -138,11 +139,41 @@ async fn once_it_answers(store: &dyn CheckpointStore) {
     panic!("the store does not answer after its server came back");
 }
 
-/// Takes the run of the thread's running head over, to its end.
-async fn take_over(agent: &Agent, gate: &Semaphore, thread: &str) -> AgentResult {
-    let (id, head) = agent.last_checkpoint(thread).await.unwrap().unwrap();
-    assert_eq!(head.status, CheckpointStatus::Running, "{id}");
-    let request = AgentRequest::resume(id, Vec::<(String, Decision)>::new());
+/// Asserts that the thread's records are those `before` it, then the claim of the run
+/// whose checkpoint failed, and maybe its failed mark (written in the background, once
+/// the store answers); gives the claim.
+async fn claim_left(store: &dyn CheckpointStore, thread: &str, before: &[u64]) -> CheckpointId {
+    let versions = store.list(thread).await.unwrap();
+    let at = before.last().map_or(1, |last| last + 1);
+    let claim = store
+        .get(thread, at)
+        .await
+        .unwrap()
+        .expect("the run's claim");
+    let claim = Checkpoint::decode(&claim.bytes).unwrap();
+    assert_eq!(claim.status, CheckpointStatus::Running);
+    let (claimed, marked) = ([before, &[at]].concat(), [before, &[at, at + 1]].concat());
+    println!("{thread}: records {versions:?} (the run's claim at {at})");
+    if versions == marked {
+        let mark = store.get(thread, at + 1).await.unwrap().unwrap();
+        let mark = Checkpoint::decode(&mark.bytes).unwrap();
+        assert_eq!(
+            (mark.status, &mark.run_id),
+            (CheckpointStatus::Failed, &claim.run_id)
+        );
+    } else {
+        assert_eq!(versions, claimed, "the records before, and the run's claim");
+    }
+    CheckpointId {
+        thread: thread.to_owned(),
+        version: at,
+        run: claim.run_id,
+    }
+}
+
+/// Takes the run of `claim` over, to its end (over its failed mark, if it has one).
+async fn take_over(agent: &Agent, gate: &Semaphore, claim: CheckpointId) -> AgentResult {
+    let request = AgentRequest::resume(claim, Vec::<(String, Decision)>::new());
     through(agent, gate, request).await
 }
 
@@ -189,11 +220,11 @@ async fn sqlite_locked_by_another_connection_ends_runs_within_the_bound_and_lose
     sqlx::raw_sql("ROLLBACK").execute(&mut other).await.unwrap();
 
     // Intact: the records before, and the run's claim; the run is taken over from it.
-    let (versions, head, claim) = records(&store, "t").await;
-    assert_eq!(versions, [&before.0[..], &[head]].concat());
-    assert_eq!(claim.status, CheckpointStatus::Running);
-    let done = take_over(&agent, &gate, "t").await;
+    let claim = claim_left(&store, "t", &before.0).await;
+    let done = take_over(&agent, &gate, claim).await;
     assert_eq!(done.final_message.content(), "done");
+    let versions = store.list("t").await.unwrap();
+    println!("sqlite: records after the takeover {versions:?}");
     let next = through(&agent, &gate, AgentRequest::user("four").on_thread("t")).await;
     assert!(
         next.messages.iter().any(|m| m.content() == "one"),
@@ -234,14 +265,8 @@ async fn postgres_stopped_immediately_ends_runs_within_the_bound_and_loses_nothi
 
     server.start_again();
     once_it_answers(&store).await;
-    let (versions, head, claim) = records(&store, "t").await;
-    assert_eq!(
-        versions,
-        [&before.0[..], &[head]].concat(),
-        "intact after recovery"
-    );
-    assert_eq!(claim.status, CheckpointStatus::Running);
-    let done = take_over(&agent, &gate, "t").await;
+    let claim = claim_left(&store, "t", &before.0).await;
+    let done = take_over(&agent, &gate, claim).await;
     assert_eq!(done.final_message.content(), "done");
     let next = through(&agent, &gate, AgentRequest::user("z").on_thread("t")).await;
     assert!(
@@ -289,19 +314,13 @@ async fn redis_killed_ends_runs_within_the_bound_and_loses_nothing_it_acknowledg
     server.restart();
     once_it_answers(&store).await;
     // Every acknowledged write is there (append-only file, synced before each answer).
-    let (versions, head, claim) = records(&store, "t").await;
-    assert_eq!(
-        versions,
-        [&before.0[..], &[head]].concat(),
-        "intact after restart"
-    );
-    // Reconciled as the error says: the head is the run's claim, so the turn's
+    // Reconciled as the error says: the run's last record is its claim, so the turn's
     // checkpoint was not applied; the run is taken over from its claim.
-    assert_eq!(claim.status, CheckpointStatus::Running);
+    let claim = claim_left(&store, "t", &before.0).await;
     if let Some(run) = run_id {
-        assert_eq!(claim.run_id, run);
+        assert_eq!(claim.run, run);
     }
-    let done = take_over(&agent, &gate, "t").await;
+    let done = take_over(&agent, &gate, claim).await;
     assert_eq!(done.final_message.content(), "done");
 }
 

@@ -274,43 +274,49 @@ impl Durable {
     ///
     /// # Errors
     ///
-    /// The store's.
+    /// The store's; the thread's history is then the one before the run, which a
+    /// failed mark leaves to the next run.
     pub(super) async fn complete(
         &mut self,
         run: &mut Run,
         instructed: bool,
     ) -> Result<CheckpointId, CheckpointError> {
-        self.base = thread_history(&run.history().messages, instructed);
+        let after = thread_history(&run.history().messages, instructed);
+        let before = std::mem::replace(&mut self.base, after);
         let messages = std::mem::take(&mut run.history_mut().messages);
         let written = self.write(CheckpointStatus::Completed, run).await;
         run.history_mut().messages = messages;
+        if written.is_err() {
+            self.base = before;
+        }
         written
     }
 
     /// Writes what a failed run leaves to its thread (the thread's history before it,
     /// and the run as it was, which a resume can take over), unless the thread is not
     /// the run's: it never claimed it, it ended, or (a conflict) someone took it over.
-    /// Nor when the run failed because the store did: a second write would wait a
-    /// second bound of the store, and its outcome could be as unknown; the thread keeps
-    /// the run's last record, running, until its claim runs out or it is resumed. Best
-    /// effort: the run's own error is the one to report.
+    /// When the run failed because the store did, the run's error does not wait for a
+    /// second write (and a second bound of the store): the write is left to the run's
+    /// [release](Durable::release), in the background, and frees the thread if the store
+    /// answers again within its bound (else the run's claim runs out, or a resume takes
+    /// it over; a late mark never lands over another writer, and a takeover goes on over
+    /// it). Best effort: the run's own error is the one to report.
     pub(super) async fn fail(&mut self, run: &Run, error: &AgentError) {
         if !self.claimed || self.ended {
             return;
         }
-        let store_failed = match error {
-            AgentError::Checkpoint(error) => matches!(
-                **error,
-                CheckpointError::Store(_) | CheckpointError::OutcomeUnknown { .. }
-            ),
-            _ => false,
-        };
-        if store_failed {
-            // A conflict: someone else holds the thread now, it is not this run's to
-            // free. Any other failure: the store's.
-            self.ended = true;
-        } else {
+        let AgentError::Checkpoint(error) = error else {
             let _ = self.write(CheckpointStatus::Failed, run).await;
+            return;
+        };
+        match **error {
+            // Someone else holds the thread now: it is not this run's to free.
+            CheckpointError::Store(StoreError::Conflict { .. }) => self.ended = true,
+            // The store's failure: the release writes the mark, in the background.
+            CheckpointError::Store(_) | CheckpointError::OutcomeUnknown { .. } => {}
+            _ => {
+                let _ = self.write(CheckpointStatus::Failed, run).await;
+            }
         }
     }
 
@@ -346,11 +352,13 @@ impl Durable {
             && *mark.run_id == *self.run_id
     }
 
-    /// Frees the thread of a run that was dropped while it held it: writes the run as
-    /// failed (the next run on the thread goes on from the history before it; resuming
-    /// the record takes the run over), on a task of the runtime the run was dropped in;
-    /// the task gives the checkpoint it wrote. Without a runtime the thread stays
-    /// claimed until its last checkpoint is resumed or deleted.
+    /// Frees the thread of a run that was dropped while it held it, or that failed
+    /// because the store did: writes the run as failed (the next run on the thread goes
+    /// on from the history before it; resuming the record takes the run over), on a task
+    /// of the runtime the run was dropped in, within the store's bound; the task gives
+    /// the checkpoint it wrote. Without a runtime, or when the store does not answer,
+    /// the thread stays claimed until the claim runs out or its last checkpoint is
+    /// resumed or deleted.
     pub(super) fn release(mut self: Box<Self>, run: &Run) -> Option<Released> {
         if !self.claimed || self.ended {
             return None;
