@@ -14,7 +14,20 @@
 //! interrupted; the next request on the thread goes on from there. A thread runs one run
 //! at a time: the run claims the thread's head with a compare-and-swap when it starts,
 //! and a second run on the thread meanwhile is refused with
-//! [`CheckpointError::ThreadBusy`], never a lost update.
+//! [`CheckpointError::ThreadBusy`], never a lost update. A claim holds for a lease
+//! ([`AgentBuilder::claim_lease`](crate::AgentBuilder::claim_lease)) that the run
+//! renews as it goes, so the thread of a run whose process died is free again once it
+//! runs out.
+//!
+//! # Outages
+//!
+//! Each operation of the SQLite, PostgreSQL and Redis stores ends within the store's
+//! `operation_timeout` ([`OPERATION_TIMEOUT`] unless set), so a run whose checkpoint
+//! cannot be written ends within one bound. A failed write is either not applied
+//! ([`StoreError::Backend`], code `store_failed`) or of unknown outcome: sent, but its
+//! answer never came ([`StoreError::OutcomeUnknown`]; for a run's record
+//! [`CheckpointError::OutcomeUnknown`], code `checkpoint_outcome_unknown`). Then the
+//! thread's head tells: the run's completed record there means the run succeeded.
 //!
 //! # Which store
 //!
