@@ -338,7 +338,7 @@ impl Durable {
         let (Some(version), Some(taken)) = (version, self.head) else {
             return false;
         };
-        if version != taken + 1 {
+        if taken.checked_add(1) != Some(version) {
             return false;
         }
         let Ok(Some(head)) = self.store.head(&self.thread).await else {
@@ -435,9 +435,7 @@ impl Durable {
         self.last = Some(id.clone());
         Ok(id)
     }
-}
 
-impl Durable {
     /// The error of a write of this run's record that failed: one whose answer never
     /// came names the thread and the run, so that the caller can read the thread's head
     /// to know (see [`CheckpointError::OutcomeUnknown`]).

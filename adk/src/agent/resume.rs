@@ -204,7 +204,7 @@ pub(super) struct TakenUp {
 /// the mark, as when it lands between the resume's read and its claim (see
 /// [`Durable::claim`](super::durable::Durable::claim)), whatever order they come in.
 fn marks_failure_of(head: &StoredRecord, version: u64, running: &Checkpoint) -> bool {
-    if running.status != CheckpointStatus::Running || head.version != version + 1 {
+    if running.status != CheckpointStatus::Running || version.checked_add(1) != Some(head.version) {
         return false;
     }
     let Ok(mark) = Checkpoint::decode(&head.bytes) else {
