@@ -6,9 +6,9 @@
 //! cargo bench --all-features --bench checkpoint
 //! ```
 //!
-//! - `checkpoint_write/STORE`: one `append` at the thread's head, as a run does after a
-//!   turn (the thread is deleted every 1,000 appends, outside the measured time, so that
-//!   it does not grow without end);
+//! - `checkpoint_write/STORE`: one `append_owned` at the thread's head, as a run does
+//!   after a turn (the thread is deleted every 1,000 appends, outside the measured time,
+//!   so that it does not grow without end);
 //! - `checkpoint_read/STORE`: one `head` of a thread, as a resume does;
 //! - `w1_durability/{none,memory,sqlite,sqlite_normal}`: W1 (`benches/overhead.rs`, 4
 //!   handlers) as it is, and durable on the memory store and on SQLite (with synchronous
@@ -150,8 +150,9 @@ fn checkpoint(c: &mut Criterion) {
     let _ = std::fs::remove_dir_all(file.parent().unwrap());
 }
 
-/// `iters` appends at the head of a thread, timed one by one; the thread is deleted and
-/// started again (untimed) every [`APPENDS_PER_THREAD`].
+/// `iters` appends at the head of a thread, timed one by one, each with the thread's owner
+/// as a run writes them; the thread is deleted and started again (untimed) every
+/// [`APPENDS_PER_THREAD`].
 async fn appends(store: &dyn CheckpointStore, record: &[u8], iters: u64) -> Duration {
     let mut total = Duration::ZERO;
     let mut head = None;
@@ -161,7 +162,8 @@ async fn appends(store: &dyn CheckpointStore, record: &[u8], iters: u64) -> Dura
             head = None;
         }
         let start = Instant::now();
-        let version = store.append("write", head, record.to_vec()).await.unwrap();
+        let appended = store.append_owned("write", "bench", head, record.to_vec());
+        let version = appended.await.unwrap();
         total += start.elapsed();
         head = Some(version);
     }

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod claims;
 mod errors;
 mod interrupts;
 mod many;

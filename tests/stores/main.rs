@@ -5,10 +5,14 @@
 //! start fails the test; nothing is skipped.
 //!
 //! Beyond the suite: appends racing from two stores on one backend (two pools, two
-//! connections: what two processes do), and the store types are `Send + Sync`.
+//! connections: what two processes do); a SQLite file and a PostgreSQL database of the
+//! earlier version (`earlier`), migrated when a store opens them; and the store types
+//! are `Send + Sync`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod earlier;
 #[cfg(any(feature = "postgres", feature = "redis", feature = "sqlite"))]
 mod servers;
 
@@ -68,6 +72,30 @@ mod sqlite {
         let _ = std::fs::remove_dir_all(file.parent().unwrap());
     }
 
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_file_of_the_earlier_version_is_migrated_when_opened_and_keeps_its_threads() {
+        use tower_adk::checkpoint::sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
+        use tower_adk::checkpoint::sqlx::{self, Connection as _};
+
+        let file = servers::scratch("sqlite").join("earlier.db");
+        let options = SqliteConnectOptions::new()
+            .filename(&file)
+            .create_if_missing(true);
+        let mut earlier = SqliteConnection::connect_with(&options).await.unwrap();
+        sqlx::raw_sql(super::earlier::SQLITE)
+            .execute(&mut earlier)
+            .await
+            .unwrap();
+        earlier.close().await.unwrap();
+        // Two stores at once migrate it once; a third finds it migrated.
+        let (a, b) = tokio::join!(SqliteStore::open(&file), SqliteStore::open(&file));
+        let (a, _b) = (a.unwrap(), b.unwrap());
+        earlier_thread_kept(&a).await;
+        let again = SqliteStore::open(&file).await.unwrap();
+        assert_eq!(again.list("earlier").await.unwrap(), [1, 2]);
+        let _ = std::fs::remove_dir_all(file.parent().unwrap());
+    }
+
     #[test]
     fn sqlite_store_is_send_sync_clone_debug() {
         assert_store_type::<SqliteStore>();
@@ -101,6 +129,41 @@ mod postgres {
         let url = server.url();
         let (a, b) = tokio::join!(PostgresStore::connect(&url), PostgresStore::connect(&url));
         race_from_two_stores(&a.unwrap(), &b.unwrap()).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_database_of_the_earlier_version_is_migrated_when_connected_and_keeps_its_threads() {
+        use tower_adk::checkpoint::sqlx::{self, postgres::PgPool};
+
+        let server = Postgres::start();
+        let url = server.url();
+        let earlier = PgPool::connect(&url).await.unwrap();
+        sqlx::raw_sql(super::earlier::POSTGRES)
+            .execute(&earlier)
+            .await
+            .unwrap();
+        // Two stores at once migrate it once; a third finds it migrated.
+        let (a, b) = tokio::join!(PostgresStore::connect(&url), PostgresStore::connect(&url));
+        let (a, _b) = (a.unwrap(), b.unwrap());
+        earlier_thread_kept(&a).await;
+        // A process of the earlier version appends as it did, and the thread's row
+        // stays right: still alice's, newest.
+        let (appended, found): (Option<i64>, Option<i64>) = sqlx::query_as(
+            "SELECT appended, found FROM adk_append('earlier', 2, 'old'::bytea, 9223372036854775807)",
+        )
+        .fetch_one(&earlier)
+        .await
+        .unwrap();
+        assert_eq!((appended, found), (Some(3), Some(2)));
+        let again = PostgresStore::connect(&url).await.unwrap();
+        let listed = again.threads("alice", None, 10).await.unwrap();
+        assert_eq!(
+            listed
+                .iter()
+                .map(|e| (&*e.thread, e.version))
+                .collect::<Vec<_>>(),
+            [("earlier", 3)]
+        );
     }
 
     #[test]
@@ -205,6 +268,28 @@ async fn race_from_two_stores<S: CheckpointStore>(a: &S, b: &S) {
     }
     assert_eq!(a.list(&thread).await.unwrap(), (1..=6).collect::<Vec<_>>());
     assert!(a.delete_thread(&thread).await.unwrap());
+}
+
+/// A store opened on the tables of the earlier version (`earlier`): their thread reads
+/// as it was, has no owner (listed to no one), and goes on; written for an owner, it is
+/// theirs.
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+async fn earlier_thread_kept<S: CheckpointStore>(store: &S) {
+    let head = store.head("earlier").await.unwrap().unwrap();
+    assert_eq!((head.version, &head.bytes[..]), (1, &b"earlier"[..]));
+    for owner in ["", "alice"] {
+        assert_eq!(store.threads(owner, None, 10).await.unwrap(), []);
+    }
+    let next = store.append_owned("earlier", "alice", Some(1), b"next".to_vec());
+    assert_eq!(next.await.unwrap(), 2);
+    let listed = store.threads("alice", None, 10).await.unwrap();
+    assert_eq!(
+        listed
+            .iter()
+            .map(|e| (&*e.thread, e.version))
+            .collect::<Vec<_>>(),
+        [("earlier", 2)]
+    );
 }
 
 fn assert_store_type<S: CheckpointStore + Clone + std::fmt::Debug>() {}

@@ -1,6 +1,7 @@
 //! Real database servers for the store tests and the checkpoint benchmark: a Redis and a
 //! PostgreSQL started by the test itself, each on a free port of 127.0.0.1 with its data
-//! under `target/tmp/stores/`, stopped and deleted when its guard is dropped.
+//! under `target/tmp/stores/`, stopped and deleted when its guard is dropped. The outage
+//! tests also freeze, kill, stop and start them again, on the same port and data.
 //!
 //! A server that cannot start panics, naming what failed and showing its log: run
 //! `scripts/setup-stores` first. The binaries are found on `PATH` (`redis-server`) and in
@@ -71,37 +72,95 @@ pub(crate) struct Redis {
     child: Child,
     port: u16,
     dir: PathBuf,
+    /// Whether it writes every command to its append-only file before it answers.
+    persistent: bool,
 }
 
 impl Redis {
     /// Starts `redis-server` without persistence and waits until it answers `PING`.
     pub(crate) fn start() -> Redis {
-        let exe = on_path("redis-server")
-            .expect("redis-server is not on PATH: run scripts/setup-stores (it installs Debian's)");
+        Redis::start_with(false)
+    }
+
+    /// Starts `redis-server` with an append-only file that it syncs before it answers
+    /// each write (`appendfsync always`), so that a server killed and started again has
+    /// every write it acknowledged.
+    pub(crate) fn start_persistent() -> Redis {
+        Redis::start_with(true)
+    }
+
+    fn start_with(persistent: bool) -> Redis {
         let mut last_error = String::new();
         // A port found free may be taken before the server binds it: try a few.
         for _ in 0..3 {
-            let port = free_port();
-            let dir = scratch("redis");
-            let child = Command::new(&exe)
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-                .arg("--dir")
-                .arg(&dir)
-                .arg("--logfile")
-                .arg(dir.join("redis.log"))
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
-            let mut redis = Redis { child, port, dir };
+            let (port, dir) = (free_port(), scratch("redis"));
+            let child = Redis::spawn(port, &dir, persistent);
+            let mut redis = Redis {
+                child,
+                port,
+                dir,
+                persistent,
+            };
             match redis.wait_ready() {
                 Ok(()) => return redis,
                 Err(error) => last_error = error,
             }
         }
         panic!("redis-server did not start: {last_error}");
+    }
+
+    fn spawn(port: u16, dir: &Path, persistent: bool) -> Child {
+        let exe = on_path("redis-server")
+            .expect("redis-server is not on PATH: run scripts/setup-stores (it installs Debian's)");
+        let persistence: &[&str] = if persistent {
+            &["--appendonly", "yes", "--appendfsync", "always"]
+        } else {
+            &["--appendonly", "no"]
+        };
+        Command::new(&exe)
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--daemonize", "no"])
+            .args(persistence)
+            .arg("--dir")
+            .arg(dir)
+            .arg("--logfile")
+            .arg(dir.join("redis.log"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()))
+    }
+
+    /// Sends the server `SIGSTOP`: it holds its connections open and answers nothing,
+    /// until [`thaw`](Self::thaw).
+    pub(crate) fn freeze(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Sends the server `SIGCONT`: it goes on, with what it received meanwhile.
+    pub(crate) fn thaw(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        let pid = self.child.id().to_string();
+        run(Command::new("kill").args([signal, &pid])).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    /// Kills the server (`SIGKILL`) and waits until it is gone.
+    pub(crate) fn kill(&mut self) {
+        self.child.kill().expect("redis-server is running");
+        let _ = self.child.wait();
+    }
+
+    /// Starts the server again, on the same port and folder (and append-only file), and
+    /// waits until it answers `PING`.
+    pub(crate) fn restart(&mut self) {
+        self.child = Redis::spawn(self.port, &self.dir, self.persistent);
+        if let Err(error) = self.wait_ready() {
+            panic!("redis-server did not start again: {error}");
+        }
     }
 
     fn wait_ready(&mut self) -> Result<(), String> {
@@ -254,6 +313,25 @@ impl Postgres {
     /// `postgres://postgres@127.0.0.1:PORT/postgres`.
     pub(crate) fn url(&self) -> String {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// Stops the server as a crash would (`pg_ctl stop -m immediate`: no checkpoint, its
+    /// connections cut) and waits until it is down.
+    pub(crate) fn stop_immediately(&self) {
+        let stopped = run(self.command("pg_ctl").arg("-D").arg(&self.data).args([
+            "-m",
+            "immediate",
+            "-w",
+            "stop",
+        ]));
+        stopped.unwrap_or_else(|e| panic!("{e}\n{}", self.log()));
+    }
+
+    /// Starts the server again on its data and port (it recovers from its log), and waits
+    /// until it accepts connections.
+    pub(crate) fn start_again(&self) {
+        self.run_server()
+            .unwrap_or_else(|e| panic!("PostgreSQL did not start again: {e}"));
     }
 }
 

@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 
 use super::batch::BatchOptions;
 use super::compile::Variants;
-use super::{Agent, AgentInner, DEFAULT_MAX_ITERATIONS, DEFAULT_NAME};
+use super::{Agent, AgentInner, DEFAULT_CLAIM_LEASE, DEFAULT_MAX_ITERATIONS, DEFAULT_NAME};
 use crate::auth::{Authorize, KeptTypes, SharedAuthorize};
 use crate::checkpoint::{CheckpointStore, MemoryStore};
 use crate::config::AgentConfig;
@@ -49,6 +49,7 @@ impl Agent {
             name: Arc::from(DEFAULT_NAME),
             store: None,
             durable: false,
+            claim_lease: DEFAULT_CLAIM_LEASE,
             authorize: SharedAuthorize::default(),
             kept: KeptTypes::default(),
         }
@@ -71,6 +72,7 @@ pub struct AgentBuilder {
     name: Arc<str>,
     store: Option<Arc<dyn CheckpointStore>>,
     durable: bool,
+    claim_lease: Duration,
     authorize: SharedAuthorize,
     kept: KeptTypes,
 }
@@ -235,6 +237,37 @@ impl AgentBuilder {
         self
     }
 
+    /// How long a run's claim on its thread holds without news of the run (default
+    /// [`DEFAULT_CLAIM_LEASE`](super::DEFAULT_CLAIM_LEASE), 10 minutes). A run on a thread claims it when it starts (its record says it is
+    /// running, until now + the lease) and renews the claim at the end of each turn once
+    /// half the lease has passed (a durable run, at the end of every turn). A run whose
+    /// process died leaves its claim behind: until it runs out, a new run on the thread
+    /// is refused with [`CheckpointError::ThreadBusy`]; after, the new run goes on from
+    /// the history before the dead run, as after a failed one. Resuming the dead run's
+    /// checkpoint with no decisions takes it over at any time, lease or not.
+    ///
+    /// Make it longer than the longest turn (a model call and its tools): a run whose
+    /// claim ran out mid-turn may find the thread taken by a new run when it writes
+    /// next, and then ends with a conflict, having written nothing over it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tower_adk::Agent;
+    /// use tower_adk::testing::{ScriptedModel, Turn};
+    ///
+    /// // A thread whose run died is free again within 2 minutes.
+    /// let agent = Agent::builder(ScriptedModel::new([Turn::text("hi")]))
+    ///     .claim_lease(Duration::from_secs(120))
+    ///     .build()?;
+    /// # Ok::<_, tower_adk::BuildError>(())
+    /// ```
+    ///
+    /// [`CheckpointError::ThreadBusy`]: crate::checkpoint::CheckpointError::ThreadBusy
+    pub fn claim_lease(mut self, lease: Duration) -> Self {
+        self.claim_lease = lease;
+        self
+    }
+
     /// Who may do what with the threads of the agent's runs (default [`OwnerOnly`]): asked
     /// before a run on a thread, a resume, and [`Agent::thread_for`] and
     /// [`Agent::delete_thread_for`]. See [`auth`](crate::auth).
@@ -307,6 +340,7 @@ impl AgentBuilder {
                 name: self.name,
                 store: self.store.unwrap_or_else(|| Arc::new(MemoryStore::new())),
                 durable: self.durable,
+                claim_lease: self.claim_lease,
                 authorize: self.authorize,
                 kept: self.kept,
             }),

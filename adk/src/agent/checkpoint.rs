@@ -19,7 +19,9 @@ use super::run::Run;
 #[non_exhaustive]
 pub enum CheckpointStatus {
     /// Running: written when the run started or finished a turn. A new run on the
-    /// thread is refused; resuming this checkpoint takes the run over (after a crash).
+    /// thread is refused until the run's claim runs out
+    /// ([`Checkpoint::claimed_until`]); resuming this checkpoint takes the run over
+    /// (after a crash) at any time.
     Running,
     /// Waiting for decisions on its interrupts.
     Interrupted,
@@ -70,6 +72,14 @@ pub struct Checkpoint {
     /// [`run`](Self::run)); see [`thread_usage`](Self::thread_usage).
     #[serde(default)]
     pub earlier_usage: UsageTotals,
+    /// Until when a running record holds its thread: its run's claim, which the run
+    /// renews as it goes (see [`AgentBuilder::claim_lease`](crate::AgentBuilder::claim_lease)).
+    /// A new run on the thread is refused until then and goes on after it, from
+    /// [`base`](Checkpoint::base), as after a failed run: the run that wrote it is
+    /// taken for gone. `None` in records of other statuses, and in running records of
+    /// earlier versions, which hold their thread until it is resumed or deleted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_until: Option<jiff::Timestamp>,
 }
 
 impl Checkpoint {
@@ -79,6 +89,14 @@ impl Checkpoint {
         let mut usage = self.earlier_usage.clone();
         usage.merge(self.run.usage());
         usage
+    }
+
+    /// Whether the record holds its thread at `now`: it is running, and its claim has
+    /// not run out ([`Checkpoint::claimed_until`]). A new run on the thread is refused
+    /// while it does.
+    pub fn holds_thread(&self, now: jiff::Timestamp) -> bool {
+        self.status == CheckpointStatus::Running
+            && self.claimed_until.is_none_or(|until| now < until)
     }
 
     /// The record as bytes.

@@ -1,8 +1,10 @@
 //! A run's durable side, [`Durable`]: its thread in the agent's checkpoint store, the
 //! records it writes there (when it claims the thread, after a turn, when it ends or
-//! stops at interrupts), and the write that frees the thread of a run that was dropped.
+//! stops at interrupts), its claim's lease, and the write that frees the thread of a run
+//! that was dropped.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 use serde::Serialize;
@@ -50,6 +52,10 @@ pub(super) struct Durable {
     audit: Vec<Decided>,
     /// What the thread's runs before this one used.
     earlier_usage: UsageTotals,
+    /// How long the run's claim on the thread holds without news of it.
+    lease: Duration,
+    /// When the run last wrote its record as running: its claim holds a lease from then.
+    renewed: Option<Instant>,
 }
 
 /// A record as it is written: [`Checkpoint`]'s fields, borrowed.
@@ -69,6 +75,8 @@ struct RecordRef<'a> {
     audit: &'a [Decided],
     #[serde(skip_serializing_if = "unused")]
     earlier_usage: &'a UsageTotals,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    claimed_until: Option<jiff::Timestamp>,
 }
 
 fn unused(usage: &&UsageTotals) -> bool {
@@ -77,9 +85,10 @@ fn unused(usage: &&UsageTotals) -> bool {
 
 impl Durable {
     /// A run on `thread` of `owner`, whose head is at `head`, with the thread's history
-    /// before it.
+    /// before it; its claims hold for `lease`.
     pub(super) fn new(
         store: Arc<dyn CheckpointStore>,
+        lease: Duration,
         thread: String,
         owner: Principal,
         head: Option<u64>,
@@ -101,13 +110,19 @@ impl Durable {
             owner,
             audit: Vec::new(),
             earlier_usage: UsageTotals::default(),
+            lease,
+            renewed: None,
         }
     }
 
     /// A run resumed from the checkpoint it was taken up from: it takes the thread over
     /// from that record, writes the decisions with its checkpoints, and carries the
     /// thread's audit trail on.
-    pub(super) fn resumed(store: Arc<dyn CheckpointStore>, taken: TakenUp) -> Self {
+    pub(super) fn resumed(
+        store: Arc<dyn CheckpointStore>,
+        lease: Duration,
+        taken: TakenUp,
+    ) -> Self {
         let TakenUp {
             id,
             run_id,
@@ -118,7 +133,8 @@ impl Durable {
             earlier_usage,
         } = taken;
         let thread = id.thread.clone();
-        let mut durable = Durable::new(store, thread, owner, Some(id.version), run_id, base);
+        let head = Some(id.version);
+        let mut durable = Durable::new(store, lease, thread, owner, head, run_id, base);
         durable.resumed = plan;
         durable.last = Some(id);
         durable.audit = audit;
@@ -136,10 +152,12 @@ impl Durable {
     ///
     /// [`CheckpointError::UnknownThread`] when the agent's
     /// [`Authorize`](crate::auth::Authorize) does not let the caller run on the thread,
-    /// [`CheckpointError::ThreadBusy`] when a run is running on it,
-    /// [`CheckpointError::ThreadInterrupted`] when its last run waits for decisions.
+    /// [`CheckpointError::ThreadBusy`] when a run is running on it (its claim has not
+    /// run out), [`CheckpointError::ThreadInterrupted`] when its last run waits for
+    /// decisions.
     pub(super) async fn on_thread(
         store: Arc<dyn CheckpointStore>,
+        lease: Duration,
         thread: String,
         run_id: Arc<str>,
         asker: &Asker<'_>,
@@ -148,8 +166,8 @@ impl Durable {
             if !asker.allows(Action::Run, &thread, None, &[]).await {
                 return Err(CheckpointError::UnknownThread(thread));
             }
-            let owner = asker.caller.clone();
-            let durable = Durable::new(store, thread, owner, None, run_id, Messages::new());
+            let (owner, base) = (asker.caller.clone(), Messages::new());
+            let durable = Durable::new(store, lease, thread, owner, None, run_id, base);
             return Ok((durable, Locals::default()));
         };
         let checkpoint = Checkpoint::decode(&head.bytes)?;
@@ -158,7 +176,9 @@ impl Durable {
             return Err(CheckpointError::UnknownThread(thread));
         }
         match checkpoint.status {
-            CheckpointStatus::Running => Err(CheckpointError::ThreadBusy(thread)),
+            CheckpointStatus::Running if checkpoint.holds_thread(jiff::Timestamp::now()) => {
+                Err(CheckpointError::ThreadBusy(thread))
+            }
             CheckpointStatus::Interrupted => {
                 Err(CheckpointError::ThreadInterrupted(CheckpointId {
                     thread,
@@ -166,11 +186,12 @@ impl Durable {
                     run: checkpoint.run_id,
                 }))
             }
+            // Ended, or running with a claim that ran out: the run that wrote it is gone.
             _ => {
                 let values = checkpoint.run.context().thread_values().clone();
                 let earlier_usage = checkpoint.thread_usage();
                 let (owner, base, head) = (checkpoint.owner, checkpoint.base, Some(head.version));
-                let mut durable = Durable::new(store, thread, owner, head, run_id, base);
+                let mut durable = Durable::new(store, lease, thread, owner, head, run_id, base);
                 durable.audit = checkpoint.audit;
                 durable.earlier_usage = earlier_usage;
                 Ok((durable, values))
@@ -189,7 +210,9 @@ impl Durable {
     }
 
     /// Claims the thread for this run: writes the run as the thread's head, if no one
-    /// else wrote there since the run read it.
+    /// else wrote there since the run read it. A run that takes over a running
+    /// checkpoint goes on over the failed mark that the checkpoint's own run wrote on
+    /// top of it (see [`Durable::marked_failed`]).
     ///
     /// # Errors
     ///
@@ -198,7 +221,14 @@ impl Durable {
     pub(super) fn claim<'a>(&'a mut self, run: &'a Run) -> BoxFuture<'a, Result<(), AgentError>> {
         Box::pin(async move {
             let resumes = self.last.take();
-            let claimed = self.write_now(CheckpointStatus::Running, run).await;
+            let mut claimed = self.write_now(CheckpointStatus::Running, run).await;
+            if let Err(CheckpointError::Store(StoreError::Conflict { found, .. })) = &claimed
+                && resumes.is_some()
+                && self.marked_failed(*found).await
+            {
+                self.head = *found;
+                claimed = self.write_now(CheckpointStatus::Running, run).await;
+            }
             claimed.map(drop).map_err(|error| match (error, resumes) {
                 (CheckpointError::Store(StoreError::Conflict { found, .. }), Some(id)) => {
                     ResumeError::Used(id, found.unwrap_or_default()).into()
@@ -258,41 +288,91 @@ impl Durable {
     ///
     /// # Errors
     ///
-    /// The store's.
+    /// The store's; the thread's history is then the one before the run, which a
+    /// failed mark leaves to the next run.
     pub(super) async fn complete(
         &mut self,
         run: &mut Run,
         instructed: bool,
     ) -> Result<CheckpointId, CheckpointError> {
-        self.base = thread_history(&run.history().messages, instructed);
+        let after = thread_history(&run.history().messages, instructed);
+        let before = std::mem::replace(&mut self.base, after);
         let messages = std::mem::take(&mut run.history_mut().messages);
         let written = self.write(CheckpointStatus::Completed, run).await;
         run.history_mut().messages = messages;
+        if written.is_err() {
+            self.base = before;
+        }
         written
     }
 
     /// Writes what a failed run leaves to its thread (the thread's history before it,
     /// and the run as it was, which a resume can take over), unless the thread is not
     /// the run's: it never claimed it, it ended, or (a conflict) someone took it over.
-    /// Best effort: the run's own error is the one to report.
+    /// When the run failed because the store did, the run's error does not wait for a
+    /// second write (and a second bound of the store): the write is left to the run's
+    /// [release](Durable::release), in the background, and frees the thread if the store
+    /// answers again within its bound (else the run's claim runs out, or a resume takes
+    /// it over; a late mark never lands over another writer, and a takeover goes on over
+    /// it). Best effort: the run's own error is the one to report.
     pub(super) async fn fail(&mut self, run: &Run, error: &AgentError) {
         if !self.claimed || self.ended {
             return;
         }
-        if matches!(error, AgentError::Checkpoint(e) if matches!(**e, CheckpointError::Store(StoreError::Conflict { .. })))
-        {
-            // Someone else holds the thread now: it is not this run's to free.
-            self.ended = true;
-        } else {
+        let AgentError::Checkpoint(error) = error else {
             let _ = self.write(CheckpointStatus::Failed, run).await;
+            return;
+        };
+        match **error {
+            // Someone else holds the thread now: it is not this run's to free.
+            CheckpointError::Store(StoreError::Conflict { .. }) => self.ended = true,
+            // The store's failure: the release writes the mark, in the background.
+            CheckpointError::Store(_) | CheckpointError::OutcomeUnknown { .. } => {}
+            _ => {
+                let _ = self.write(CheckpointStatus::Failed, run).await;
+            }
         }
     }
 
-    /// Frees the thread of a run that was dropped while it held it: writes the run as
-    /// failed (the next run on the thread goes on from the history before it; resuming
-    /// the record takes the run over), on a task of the runtime the run was dropped in;
-    /// the task gives the checkpoint it wrote. Without a runtime the thread stays
-    /// claimed until its last checkpoint is resumed or deleted.
+    /// Whether the run's claim is due for renewal: it has held it for half its lease.
+    pub(super) fn claim_aging(&self) -> bool {
+        self.claimed
+            && !self.ended
+            && self
+                .renewed
+                .is_some_and(|at| at.elapsed() >= self.lease / 2)
+    }
+
+    /// Whether the thread's head is at `version` and is the failed mark of this run,
+    /// written right on top of the running record this run takes over: the run that
+    /// wrote that record failed or was dropped, and wrote the mark after this run read
+    /// the record (a release lands seconds later on a slow store). No other writer
+    /// writes so: a run that takes over a record claims it running first.
+    async fn marked_failed(&self, version: Option<u64>) -> bool {
+        let (Some(version), Some(taken)) = (version, self.head) else {
+            return false;
+        };
+        if taken.checked_add(1) != Some(version) {
+            return false;
+        }
+        let Ok(Some(head)) = self.store.head(&self.thread).await else {
+            return false;
+        };
+        let Ok(mark) = Checkpoint::decode(&head.bytes) else {
+            return false;
+        };
+        head.version == version
+            && mark.status == CheckpointStatus::Failed
+            && *mark.run_id == *self.run_id
+    }
+
+    /// Frees the thread of a run that was dropped while it held it, or that failed
+    /// because the store did: writes the run as failed (the next run on the thread goes
+    /// on from the history before it; resuming the record takes the run over), on a task
+    /// of the runtime the run was dropped in, within the store's bound; the task gives
+    /// the checkpoint it wrote. Without a runtime, or when the store does not answer,
+    /// the thread stays claimed until the claim runs out or its last checkpoint is
+    /// resumed or deleted.
     pub(super) fn release(mut self: Box<Self>, run: &Run) -> Option<Released> {
         if !self.claimed || self.ended {
             return None;
@@ -335,6 +415,11 @@ impl Durable {
             CheckpointStatus::Running => &self.resumed.decisions,
             _ => &no_decisions,
         };
+        let now = Instant::now();
+        let claimed_until = match status {
+            CheckpointStatus::Running => jiff::Timestamp::now().checked_add(self.lease).ok(),
+            _ => None,
+        };
         let record = RecordRef {
             format: FORMAT,
             run_id: &self.run_id,
@@ -346,16 +431,16 @@ impl Durable {
             decisions,
             audit: &self.audit,
             earlier_usage: &self.earlier_usage,
+            claimed_until,
         };
         let bytes =
             serde_json::to_vec(&record).map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
         let (thread, owner) = (&self.thread, self.owner.subject());
-        let version = self
-            .store
-            .append_owned(thread, owner, self.head, bytes)
-            .await?;
+        let appended = self.store.append_owned(thread, owner, self.head, bytes);
+        let version = appended.await.map_err(|error| self.unwritten(error))?;
         self.head = Some(version);
         self.claimed = true;
+        self.renewed = Some(now);
         self.ended = status != CheckpointStatus::Running;
         let id = CheckpointId {
             thread: self.thread.clone(),
@@ -364,6 +449,21 @@ impl Durable {
         };
         self.last = Some(id.clone());
         Ok(id)
+    }
+
+    /// The error of a write of this run's record that failed: one whose answer never
+    /// came names the thread and the run, so that the caller can read the thread's head
+    /// to know (see [`CheckpointError::OutcomeUnknown`]).
+    fn unwritten(&self, error: StoreError) -> CheckpointError {
+        if error.is_outcome_unknown() {
+            CheckpointError::OutcomeUnknown {
+                thread: self.thread.clone(),
+                run: self.run_id.to_string(),
+                source: error,
+            }
+        } else {
+            error.into()
+        }
     }
 }
 

@@ -111,6 +111,10 @@ pub const DEFAULT_NAME: &str = "agent";
 /// The default limit on model calls per run.
 pub const DEFAULT_MAX_ITERATIONS: usize = 20;
 
+/// How long a run's claim on its thread holds without news of the run unless
+/// [`AgentBuilder::claim_lease`] says otherwise: 10 minutes.
+pub const DEFAULT_CLAIM_LEASE: Duration = Duration::from_secs(600);
+
 /// An agent: a cheap-to-clone `tower::Service<AgentRequest, Response = AgentRun>`.
 ///
 /// The agent is always ready: each call only sets a run up, and the run does its work
@@ -135,6 +139,8 @@ struct AgentInner {
     name: Arc<str>,
     store: Arc<dyn CheckpointStore>,
     durable: bool,
+    /// How long a run's claim on its thread holds without news of it.
+    claim_lease: Duration,
     authorize: SharedAuthorize,
     /// The identity types a run keeps with it.
     kept: KeptTypes,

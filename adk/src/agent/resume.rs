@@ -29,7 +29,7 @@ use super::error::{AgentError, ResumeError};
 use super::executor::{self, BatchRunner};
 use super::run::Run;
 use crate::auth::{Action, Asker, Decided, Identity, KeptTypes, Principal};
-use crate::checkpoint::{CheckpointId, CheckpointStore};
+use crate::checkpoint::{CheckpointId, CheckpointStore, StoredRecord};
 use crate::config::AgentConfig;
 use crate::interrupt::{CallAnswers, Decision, Decisions, HookAnswer, InterruptAddress};
 use crate::interrupt::{PendingInterrupt, Resumed};
@@ -93,7 +93,7 @@ impl Resume {
         if !asker.allows(action, &id.thread, owner, waiting).await {
             return Err(unknown().into());
         }
-        if newest != id.version {
+        if newest != id.version && !marks_failure_of(&head, id.version, &checkpoint) {
             return Err(ResumeError::Used(id, newest).into());
         }
         match checkpoint.status {
@@ -201,6 +201,20 @@ pub(super) struct TakenUp {
     pub(super) audit: Vec<Decided>,
     /// What the thread's runs before this one used.
     pub(super) earlier_usage: UsageTotals,
+}
+
+/// Whether `head` is the failed mark that the run of `running` (at `version`) wrote
+/// right on top of it, when it failed or was dropped: taking `running` over goes on over
+/// the mark, as when it lands between the resume's read and its claim (see
+/// [`Durable::claim`](super::durable::Durable::claim)), whatever order they come in.
+fn marks_failure_of(head: &StoredRecord, version: u64, running: &Checkpoint) -> bool {
+    if running.status != CheckpointStatus::Running || version.checked_add(1) != Some(head.version) {
+        return false;
+    }
+    let Ok(mark) = Checkpoint::decode(&head.bytes) else {
+        return false;
+    };
+    mark.status == CheckpointStatus::Failed && mark.run_id == running.run_id
 }
 
 /// A store's failure while a resume reads its checkpoint.

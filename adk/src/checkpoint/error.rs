@@ -33,16 +33,51 @@ pub enum CheckpointError {
     /// A checkpoint id that is not `thread@version#run`.
     #[error("`{0}` is not a checkpoint id (thread@version#run)")]
     MalformedId(String),
-    /// The store failed.
+    /// The store failed. When a run's checkpoint could not be written this way
+    /// ([`StoreError::Backend`]), it was not: the thread is as the run's last written
+    /// record left it.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A run's checkpoint was sent to the store but its answer never came
+    /// ([`StoreError::OutcomeUnknown`]): it may have been written, now or later. Never
+    /// retry the run on this error alone (its tools would run again); read the thread's
+    /// head ([`Agent::last_checkpoint`](crate::Agent::last_checkpoint)) once the store
+    /// answers again:
+    ///
+    /// - the head is the run's (`run`) [completed](crate::agent::CheckpointStatus::Completed)
+    ///   record: the run succeeded, and its record holds the result;
+    /// - the head is the run's interrupted record: the run stopped at its interrupts,
+    ///   which wait there;
+    /// - the head is the run's running record: the write landed but the run did not go
+    ///   on; resuming that checkpoint with no decisions takes it over (or a new run on
+    ///   the thread goes on once its [claim lease](crate::AgentBuilder::claim_lease)
+    ///   ran out);
+    /// - anything else: the write was not applied, and the thread is as it was.
+    ///
+    /// (Its code, `checkpoint_outcome_unknown`, says so on the wire.)
+    #[error(
+        "the checkpoint of run `{run}` on the thread `{thread}` may or may not have been written: {source}"
+    )]
+    OutcomeUnknown {
+        /// The thread the run was writing to.
+        thread: String,
+        /// The id of the run whose record it was (the `run` of its
+        /// [`CheckpointId`]).
+        run: String,
+        /// The store's error.
+        #[source]
+        source: StoreError,
+    },
 }
 
 impl CheckpointError {
     /// A stable snake_case name for the kind of refusal, for logs and wire formats (see
     /// [`wire`](crate::wire)): `unknown_thread`, `thread_busy`, `thread_interrupted`,
     /// `unknown_format`, `corrupt_checkpoint`, `malformed_checkpoint_id`,
-    /// `store_failed`. A code never changes meaning; new variants bring new codes.
+    /// `store_failed` (the store failed; a write that failed so was not applied), and
+    /// `checkpoint_outcome_unknown` (a write whose answer never came: it may have been
+    /// applied; see [`CheckpointError::OutcomeUnknown`]). A code never changes meaning;
+    /// new variants bring new codes.
     ///
     /// ```
     /// use tower_adk::checkpoint::CheckpointError;
@@ -57,7 +92,20 @@ impl CheckpointError {
             CheckpointError::UnknownFormat { .. } => "unknown_format",
             CheckpointError::Corrupt(_) => "corrupt_checkpoint",
             CheckpointError::MalformedId(_) => "malformed_checkpoint_id",
+            CheckpointError::Store(StoreError::OutcomeUnknown(_))
+            | CheckpointError::OutcomeUnknown { .. } => "checkpoint_outcome_unknown",
             CheckpointError::Store(_) => "store_failed",
+        }
+    }
+
+    /// Whether a write may have been applied though it failed
+    /// ([`CheckpointError::OutcomeUnknown`], or a [`StoreError::OutcomeUnknown`]):
+    /// read the thread's head before doing anything again.
+    pub fn is_outcome_unknown(&self) -> bool {
+        match self {
+            CheckpointError::OutcomeUnknown { .. } => true,
+            CheckpointError::Store(error) => error.is_outcome_unknown(),
+            _ => false,
         }
     }
 }

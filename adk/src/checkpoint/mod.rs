@@ -14,7 +14,20 @@
 //! interrupted; the next request on the thread goes on from there. A thread runs one run
 //! at a time: the run claims the thread's head with a compare-and-swap when it starts,
 //! and a second run on the thread meanwhile is refused with
-//! [`CheckpointError::ThreadBusy`], never a lost update.
+//! [`CheckpointError::ThreadBusy`], never a lost update. A claim holds for a lease
+//! ([`AgentBuilder::claim_lease`](crate::AgentBuilder::claim_lease)) that the run
+//! renews as it goes, so the thread of a run whose process died is free again once it
+//! runs out.
+//!
+//! # Outages
+//!
+//! Each operation of the SQLite, PostgreSQL and Redis stores ends within the store's
+//! `operation_timeout` ([`OPERATION_TIMEOUT`] unless set), so a run whose checkpoint
+//! cannot be written ends within one bound. A failed write is either not applied
+//! ([`StoreError::Backend`], code `store_failed`) or of unknown outcome: sent, but its
+//! answer never came ([`StoreError::OutcomeUnknown`]; for a run's record
+//! [`CheckpointError::OutcomeUnknown`], code `checkpoint_outcome_unknown`). Then the
+//! thread's head tells: the run's completed record there means the run succeeded.
 //!
 //! # Which store
 //!
@@ -32,6 +45,8 @@
 #![cfg_attr(not(feature = "postgres"), doc = "[`PostgresStore`]: #which-store")]
 #![cfg_attr(not(feature = "redis"), doc = "[`RedisStore`]: #which-store")]
 
+#[cfg(any(feature = "sqlite", feature = "postgres", feature = "redis"))]
+mod bound;
 mod error;
 mod id;
 mod memory;
@@ -44,6 +59,7 @@ mod sql;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 mod store;
+mod timeout;
 
 pub use self::error::CheckpointError;
 pub use self::id::{CheckpointId, MalformedId};
@@ -55,6 +71,7 @@ pub use self::redis::RedisStore;
 #[cfg(feature = "sqlite")]
 pub use self::sqlite::SqliteStore;
 pub use self::store::{CheckpointStore, StoreError, StoredRecord, ThreadEntry};
+pub use self::timeout::{OPERATION_TIMEOUT, TimedOut};
 /// The SQL toolkit of the `sqlite` and `postgres` stores, at the version they use: for
 /// their connection options and pools.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

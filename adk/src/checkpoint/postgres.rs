@@ -6,12 +6,15 @@ use std::time::Duration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Postgres, Row as _, Transaction};
 
-use super::sql::{self, Sql, SqlStore, Statements, from_db};
+use super::bound::Sent;
+use super::sql::{self, Sql, SqlStore, Statements, failed, from_db, to_db};
 use super::store::StoreError;
+use super::timeout::OPERATION_TIMEOUT;
 
-/// The tables, created when missing. `adk_threads.last` is the newest version a thread
-/// ever had, so that versions keep growing past records that expired.
-const SCHEMA: &str = "
+/// The tables, created when missing, and what was added to them since; run under
+/// [`SCHEMA_LOCK`]. `adk_threads.last` is the newest version a thread ever had, so that
+/// versions keep growing past records that expired.
+const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS adk_checkpoints (
     thread TEXT NOT NULL,
     version BIGINT NOT NULL,
@@ -23,11 +26,33 @@ CREATE TABLE IF NOT EXISTS adk_threads (
     thread TEXT PRIMARY KEY,
     last BIGINT NOT NULL
 );
--- One append, in one round trip: lock the thread's row, check its head, write. Each
--- statement of a (volatile) function reads what was committed when it starts, so the
--- head is read after the lock is held. Returns the new version, or NULL and the head
--- found when it is not the one expected.
-CREATE OR REPLACE FUNCTION adk_append(p_thread TEXT, p_expected BIGINT, p_bytes BYTEA, p_ttl BIGINT)
+-- To list an owner's threads (issue #23): each thread's owner and when its head was
+-- written (unix ms), which the append sets; and an index that holds an owner's threads,
+-- newest first, as one range. Added to tables of earlier versions (whose threads have no
+-- owner, and are listed to no one); the catalog is read first, so that a store that
+-- opens a database it already migrated takes no lock on the table.
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_attribute
+                   WHERE attrelid = 'adk_threads'::regclass AND attname = 'owner'
+                     AND NOT attisdropped) THEN
+        ALTER TABLE adk_threads ADD COLUMN owner TEXT, ADD COLUMN written_at BIGINT;
+    END IF;
+    IF to_regclass('adk_threads_owner') IS NULL THEN
+        CREATE INDEX adk_threads_owner
+            ON adk_threads (owner, written_at DESC, thread COLLATE "C")
+            WHERE owner IS NOT NULL;
+    END IF;
+END
+$$;
+-- One append, in one round trip: lock the thread's row, check its head, write the record
+-- and the thread's row (its newest version, its owner unless none is given, when its
+-- head was written). Each statement of a (volatile) function reads what was committed
+-- when it starts, so the head is read after the lock is held. Returns the new version,
+-- or NULL and the head found when it is not the one expected.
+CREATE OR REPLACE FUNCTION adk_append(
+    p_thread TEXT, p_expected BIGINT, p_bytes BYTEA, p_ttl BIGINT, p_owner TEXT
+)
 RETURNS TABLE (appended BIGINT, found BIGINT) LANGUAGE plpgsql AS $$
 DECLARE
     v_now BIGINT := (extract(epoch from clock_timestamp()) * 1000)::bigint;
@@ -42,14 +67,22 @@ BEGIN
         RETURN QUERY SELECT NULL::BIGINT, v_found;
         RETURN;
     END IF;
-    UPDATE adk_threads SET last = v_last + 1 WHERE thread = p_thread;
+    UPDATE adk_threads t
+        SET last = v_last + 1, owner = coalesce(p_owner, t.owner), written_at = v_now
+        WHERE t.thread = p_thread;
     INSERT INTO adk_checkpoints (thread, version, bytes, written_at)
         VALUES (p_thread, v_last + 1, p_bytes, v_now);
     DELETE FROM adk_checkpoints c WHERE c.thread = p_thread AND c.written_at <= v_now - p_ttl;
     RETURN QUERY SELECT v_last + 1, v_found;
 END
 $$;
-";
+-- The append of earlier versions (without an owner), which processes of those versions
+-- still call during an upgrade: the same append, so that the thread's row stays right.
+CREATE OR REPLACE FUNCTION adk_append(p_thread TEXT, p_expected BIGINT, p_bytes BYTEA, p_ttl BIGINT)
+RETURNS TABLE (appended BIGINT, found BIGINT) LANGUAGE sql AS $$
+    SELECT * FROM adk_append(p_thread, p_expected, p_bytes, p_ttl, NULL::TEXT)
+$$;
+"#;
 
 /// The advisory lock that makes processes create the tables one at a time
 /// (`CREATE TABLE IF NOT EXISTS` alone races with itself).
@@ -73,9 +106,24 @@ const SCHEMA_LOCK: i64 = 0x6164_6b5f_6368_6b70; // "adk_chkp"
 ///
 /// Created when missing (prefixed, to live beside your own tables):
 /// `adk_checkpoints(thread, version, bytes, written_at)` with the records (`written_at`
-/// in unix milliseconds), and `adk_threads(thread, last)` with the newest version each
-/// thread ever had. With an [expiry](Self::expire_after) an expired record reads as
-/// absent, and an append deletes its thread's expired records.
+/// in unix milliseconds), and `adk_threads(thread, last, owner, written_at)` with the
+/// newest version each thread ever had, its owner (see
+/// [`append_owned`](super::CheckpointStore::append_owned)) and when its head was written, which
+/// the append sets in its transaction; the index `adk_threads_owner` on `(owner,
+/// written_at DESC, thread)` lists an owner's threads (names in byte order, whatever the
+/// database's collation). A database of an earlier version gets the two columns and the
+/// index when a store connects (its threads have no owner, and are listed to no one).
+/// With an [expiry](Self::expire_after) an expired record reads as absent, and an append
+/// deletes its thread's expired records.
+///
+/// # Outages
+///
+/// Each operation ends within the store's [bound](Self::operation_timeout) (10 s unless
+/// set), the wait for a connection of the pool included: a database that is down or
+/// unreachable ends a run within it. A write that fails before its statement was sent,
+/// or that the database refused, was not applied ([`StoreError::Backend`]); one cut off
+/// after it was sent (the bound, a connection that broke) may have been
+/// ([`StoreError::OutcomeUnknown`]).
 ///
 /// # Example
 ///
@@ -96,13 +144,16 @@ const SCHEMA_LOCK: i64 = 0x6164_6b5f_6368_6b70; // "adk_chkp"
 pub struct PostgresStore {
     pool: PgPool,
     expire_after: Option<Duration>,
+    limit: Duration,
 }
 
-/// The reads and the deletes: a record is live when written within the time to live,
-/// `$1`, on the database's clock (in unix ms).
+/// The reads, the listing and the deletes: a record is live when written within the
+/// time to live, `$1`, on the database's clock (in unix ms); thread names compare byte
+/// by byte (collation `C`), as the index keeps them.
 static STATEMENTS: LazyLock<Statements> = LazyLock::new(|| {
     let now = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
-    Statements::new("adk_checkpoints", "adk_threads", &format!("{now} - $1"))
+    let live = format!("{now} - $1");
+    Statements::new("adk_checkpoints", "adk_threads", &live, r#"COLLATE "C""#)
 });
 
 impl PostgresStore {
@@ -114,13 +165,15 @@ impl PostgresStore {
     /// [`StoreError::Backend`] when the database cannot be reached or the tables created.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         let pool = PgPoolOptions::new()
+            .acquire_timeout(OPERATION_TIMEOUT)
             .connect(url)
             .await
             .map_err(StoreError::backend)?;
         PostgresStore::from_pool(pool).await
     }
 
-    /// A store on a pool you configured, creating the tables when missing.
+    /// A store on a pool you configured, creating the tables when missing. (The store's
+    /// [bound](Self::operation_timeout) holds whatever the pool's own timeouts are.)
     ///
     /// # Errors
     ///
@@ -140,12 +193,37 @@ impl PostgresStore {
         Ok(PostgresStore {
             pool,
             expire_after: None,
+            limit: OPERATION_TIMEOUT,
         })
     }
 
     /// Records expire this long after they were written.
     pub fn expire_after(mut self, ttl: Duration) -> Self {
         self.expire_after = Some(ttl);
+        self
+    }
+
+    /// How long one operation may take, the wait for a connection of the pool included
+    /// (default [`OPERATION_TIMEOUT`](super::OPERATION_TIMEOUT), 10 s; sqlx's own wait
+    /// for a connection is 30 s). An operation that reaches it fails with a
+    /// [`TimedOut`](super::TimedOut) error: a read or a write not yet sent as
+    /// [`StoreError::Backend`] (not applied), a write cut off after it was sent as
+    /// [`StoreError::OutcomeUnknown`].
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use tower_adk::checkpoint::PostgresStore;
+    ///
+    /// # async fn run() -> Result<(), tower_adk::checkpoint::StoreError> {
+    /// // A run whose checkpoint cannot be written ends within 3 s.
+    /// let store = PostgresStore::connect("postgres://adk@db.internal/agents")
+    ///     .await?
+    ///     .operation_timeout(Duration::from_secs(3));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn operation_timeout(mut self, limit: Duration) -> Self {
+        self.limit = limit;
         self
     }
 
@@ -187,23 +265,31 @@ impl SqlStore for PostgresStore {
         Sql::new(&self.pool, &STATEMENTS, self.ttl())
     }
 
+    fn limit(&self) -> Duration {
+        self.limit
+    }
+
     async fn append_now(
         &self,
         thread: &str,
+        owner: Option<&str>,
         expected: Option<u64>,
         bytes: Vec<u8>,
+        sent: &Sent,
     ) -> Result<u64, StoreError> {
-        let expected_db = expected.map(to_db).transpose()?;
-        let row = sqlx::query("SELECT appended, found FROM adk_append($1, $2, $3, $4)")
+        let mut connection = self.pool.acquire().await.map_err(StoreError::backend)?;
+        sent.now();
+        let row = sqlx::query("SELECT appended, found FROM adk_append($1, $2, $3, $4, $5)")
             .bind(thread)
-            .bind(expected_db)
+            .bind(expected.map(to_db))
             .bind(bytes)
             .bind(self.ttl())
-            .fetch_one(&self.pool)
+            .bind(owner)
+            .fetch_one(&mut *connection)
             .await
-            .map_err(StoreError::backend)?;
-        let appended: Option<i64> = row.try_get("appended").map_err(StoreError::backend)?;
-        let found: Option<i64> = row.try_get("found").map_err(StoreError::backend)?;
+            .map_err(|e| failed(sent, e))?;
+        let appended: Option<i64> = row.try_get("appended").map_err(|e| failed(sent, e))?;
+        let found: Option<i64> = row.try_get("found").map_err(|e| failed(sent, e))?;
         match appended {
             Some(version) => from_db(version),
             None => Err(StoreError::Conflict {
@@ -214,16 +300,11 @@ impl SqlStore for PostgresStore {
         }
     }
 
-    async fn delete_now(&self, thread: &str) -> Result<bool, StoreError> {
+    async fn delete_now(&self, thread: &str, sent: &Sent) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin().await.map_err(StoreError::backend)?;
         Self::lock_thread(&mut tx, thread).await?;
-        self.sql().delete(tx, thread).await
+        self.sql().delete(tx, thread, sent).await
     }
 }
 
 sql::checkpoint_store!(PostgresStore);
-
-/// A version as the database keeps it.
-fn to_db(version: u64) -> Result<i64, StoreError> {
-    i64::try_from(version).map_err(StoreError::backend)
-}

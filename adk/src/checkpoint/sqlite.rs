@@ -4,13 +4,16 @@ use std::path::Path;
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use sqlx::Sqlite;
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use super::sql::{self, Sql, SqlStore, Statements, from_db};
+use sqlx::{Sqlite, Transaction};
+
+use super::bound::Sent;
+use super::sql::{self, Sql, SqlStore, Statements, failed, from_db};
 use super::store::StoreError;
+use super::timeout::OPERATION_TIMEOUT;
 
 /// The tables, created when missing. `threads.last` is the newest version a thread ever
 /// had, so that versions keep growing past records that expired.
@@ -28,12 +31,24 @@ CREATE TABLE IF NOT EXISTS threads (
 );
 ";
 
-/// The reads and the deletes: a record is live when written after the cutoff, `$1`.
-static STATEMENTS: LazyLock<Statements> =
-    LazyLock::new(|| Statements::new("checkpoints", "threads", "$1"));
+/// The columns that list an owner's threads (issue #23), added to the threads of files
+/// that earlier versions made: its owner, and when its head was written (unix ms).
+/// Threads written before have none, and are listed to no one.
+const OWNERS: &str = "
+ALTER TABLE threads ADD COLUMN owner TEXT;
+ALTER TABLE threads ADD COLUMN written_at INTEGER;
+";
 
-/// How long a connection waits for another process's write to finish.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// An owner's threads, newest first, as one range.
+const OWNERS_INDEX: &str = "
+CREATE INDEX IF NOT EXISTS threads_owner ON threads (owner, written_at DESC, thread)
+    WHERE owner IS NOT NULL;
+";
+
+/// The reads, the listing and the deletes: a record is live when written after the
+/// cutoff, `$1`; SQLite compares text byte by byte already.
+static STATEMENTS: LazyLock<Statements> =
+    LazyLock::new(|| Statements::new("checkpoints", "threads", "$1", ""));
 
 /// A store in one SQLite file: checkpoints survive restarts, with no server to run.
 ///
@@ -50,9 +65,23 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// # Tables
 ///
 /// Created when missing: `checkpoints(thread, version, bytes, written_at)` with the
-/// records (`written_at` in unix milliseconds), and `threads(thread, last)` with the
-/// newest version each thread ever had. With an [expiry](Self::expire_after) an expired
-/// record reads as absent, and an append deletes its thread's expired records.
+/// records (`written_at` in unix milliseconds), and `threads(thread, last, owner,
+/// written_at)` with the newest version each thread ever had, its owner (see
+/// [`append_owned`](super::CheckpointStore::append_owned)) and when its head was written, which
+/// the append sets in its transaction; an index on `(owner, written_at, thread)` lists an
+/// owner's threads. A file of an earlier version gets the two columns and the index when
+/// it is opened (its threads have no owner, and are listed to no one). With an
+/// [expiry](Self::expire_after) an expired record reads as absent, and an append deletes
+/// its thread's expired records.
+///
+/// # Outages
+///
+/// Each operation ends within the store's [bound](Self::operation_timeout) (10 s unless
+/// set), its waits included: for its turn among the store's appends, for a connection,
+/// and for the lock of another process that writes to the file (SQLite's busy timeout
+/// is the bound too). A write that fails before its commit was sent was not applied
+/// ([`StoreError::Backend`]); one cut off while it commits may have been
+/// ([`StoreError::OutcomeUnknown`]).
 ///
 /// # Example
 ///
@@ -73,6 +102,9 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct SqliteStore {
     pool: SqlitePool,
     expire_after: Option<Duration>,
+    limit: Duration,
+    /// `PRAGMA busy_timeout` at the bound, which each append sets on its connection.
+    busy_timeout: String,
     writer: Arc<tokio::sync::Mutex<()>>,
 }
 
@@ -90,8 +122,8 @@ impl SqliteStore {
         SqliteStore::open_with(options).await
     }
 
-    /// Opens a file with connection options of your own; WAL mode and a busy timeout
-    /// are set over them.
+    /// Opens a file with connection options of your own; WAL mode and a busy timeout (the
+    /// store's [bound](Self::operation_timeout)) are set over them.
     ///
     /// [`open`](Self::open) waits for the disk at every commit (`synchronous=FULL`):
     /// a checkpoint survives a power cut. With `synchronous=NORMAL` a commit survives a
@@ -118,8 +150,9 @@ impl SqliteStore {
     pub async fn open_with(options: SqliteConnectOptions) -> Result<Self, StoreError> {
         let options = options
             .journal_mode(SqliteJournalMode::Wal)
-            .busy_timeout(BUSY_TIMEOUT);
+            .busy_timeout(OPERATION_TIMEOUT);
         let pool = SqlitePoolOptions::new()
+            .acquire_timeout(OPERATION_TIMEOUT)
             .connect_with(options)
             .await
             .map_err(StoreError::backend)?;
@@ -127,9 +160,12 @@ impl SqliteStore {
             .execute(&pool)
             .await
             .map_err(StoreError::backend)?;
+        migrate(&pool).await.map_err(StoreError::backend)?;
         Ok(SqliteStore {
             pool,
             expire_after: None,
+            limit: OPERATION_TIMEOUT,
+            busy_timeout: busy_timeout(OPERATION_TIMEOUT),
             writer: Arc::default(),
         })
     }
@@ -140,9 +176,46 @@ impl SqliteStore {
         self
     }
 
+    /// How long one operation may take, waits included (default
+    /// [`OPERATION_TIMEOUT`](super::OPERATION_TIMEOUT), 10 s): for its turn among the
+    /// store's appends, for a connection, and for another process's lock on the file.
+    /// An operation that reaches it fails with a [`TimedOut`](super::TimedOut) error: a
+    /// read or a write not yet committing as [`StoreError::Backend`] (not applied), a
+    /// write cut off while it commits as [`StoreError::OutcomeUnknown`].
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use tower_adk::checkpoint::SqliteStore;
+    ///
+    /// # async fn run() -> Result<(), tower_adk::checkpoint::StoreError> {
+    /// // A run whose checkpoint cannot be written ends within 2 s, not 10.
+    /// let store = SqliteStore::open("checkpoints.db")
+    ///     .await?
+    ///     .operation_timeout(Duration::from_secs(2));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn operation_timeout(mut self, limit: Duration) -> Self {
+        self.limit = limit;
+        self.busy_timeout = busy_timeout(limit);
+        self
+    }
+
     /// The pool of connections to the file.
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
+    }
+
+    /// A write transaction, on a connection that waits for another process's lock as
+    /// long as the store's bound.
+    async fn begin(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
+        let mut connection = self.pool.acquire().await.map_err(StoreError::backend)?;
+        sqlx::query(&self.busy_timeout)
+            .execute(&mut *connection)
+            .await
+            .map_err(StoreError::backend)?;
+        let tx = Transaction::begin(connection, Some("BEGIN IMMEDIATE".into()));
+        tx.await.map_err(StoreError::backend)
     }
 
     /// The time now and the time before which records have expired, in unix ms.
@@ -167,19 +240,21 @@ impl SqlStore for SqliteStore {
         Sql::new(&self.pool, &STATEMENTS, self.clock().1)
     }
 
+    fn limit(&self) -> Duration {
+        self.limit
+    }
+
     async fn append_now(
         &self,
         thread: &str,
+        owner: Option<&str>,
         expected: Option<u64>,
         bytes: Vec<u8>,
+        sent: &Sent,
     ) -> Result<u64, StoreError> {
         let _turn = self.writer.lock().await;
+        let mut tx = self.begin().await?;
         let (now, cutoff) = self.clock();
-        let mut tx = self
-            .pool
-            .begin_with("BEGIN IMMEDIATE")
-            .await
-            .map_err(StoreError::backend)?;
         let found: Option<i64> = sqlx::query_scalar(
             "SELECT max(version) FROM checkpoints WHERE thread = ? AND written_at > ?",
         )
@@ -198,10 +273,14 @@ impl SqlStore for SqliteStore {
             });
         }
         let new: i64 = sqlx::query_scalar(
-            "INSERT INTO threads (thread, last) VALUES (?, 1)
-             ON CONFLICT (thread) DO UPDATE SET last = last + 1 RETURNING last",
+            "INSERT INTO threads (thread, last, owner, written_at) VALUES (?, 1, ?, ?)
+             ON CONFLICT (thread) DO UPDATE SET last = last + 1,
+                 owner = coalesce(excluded.owner, owner), written_at = excluded.written_at
+             RETURNING last",
         )
         .bind(thread)
+        .bind(owner)
+        .bind(now)
         .fetch_one(&mut *tx)
         .await
         .map_err(StoreError::backend)?;
@@ -223,20 +302,42 @@ impl SqlStore for SqliteStore {
                 .await
                 .map_err(StoreError::backend)?;
         }
-        tx.commit().await.map_err(StoreError::backend)?;
+        sent.now();
+        tx.commit().await.map_err(|e| failed(sent, e))?;
         from_db(new)
     }
 
-    async fn delete_now(&self, thread: &str) -> Result<bool, StoreError> {
+    async fn delete_now(&self, thread: &str, sent: &Sent) -> Result<bool, StoreError> {
         let _turn = self.writer.lock().await;
-        let sql = self.sql();
-        let tx = self
-            .pool
-            .begin_with("BEGIN IMMEDIATE")
-            .await
-            .map_err(StoreError::backend)?;
-        sql.delete(tx, thread).await
+        let tx = self.begin().await?;
+        self.sql().delete(tx, thread, sent).await
     }
+}
+
+/// `PRAGMA busy_timeout` at `limit`.
+fn busy_timeout(limit: Duration) -> String {
+    format!(
+        "PRAGMA busy_timeout = {}",
+        limit.as_millis().min(i32::MAX as u128)
+    )
+}
+
+/// Adds the owner columns and their index to a file of an earlier version, in one
+/// transaction (so that two processes opening it at once do it once).
+async fn migrate(pool: &SqlitePool) -> Result<(), sqlx::Error> {
+    const HAS_OWNERS: &str =
+        "SELECT count(*) FROM pragma_table_info('threads') WHERE name = 'owner'";
+    let owners: i64 = sqlx::query_scalar(HAS_OWNERS).fetch_one(pool).await?;
+    if owners == 0 {
+        let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+        let owners: i64 = sqlx::query_scalar(HAS_OWNERS).fetch_one(&mut *tx).await?;
+        if owners == 0 {
+            sqlx::raw_sql(OWNERS).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+    }
+    sqlx::raw_sql(OWNERS_INDEX).execute(pool).await?;
+    Ok(())
 }
 
 sql::checkpoint_store!(SqliteStore);

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use tower::BoxError;
 
+use super::timeout::TimedOut;
+
 /// One stored record: a thread's checkpoint at a version, as bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -24,6 +26,12 @@ impl StoredRecord {
 }
 
 /// Why a store could not do what it was asked.
+///
+/// A failed write is one of two things, and a caller who retries must tell them apart:
+/// [`Backend`](StoreError::Backend), the write was not applied (the store said so, or
+/// the request never left); or [`OutcomeUnknown`](StoreError::OutcomeUnknown), the
+/// request left but its answer never came (a timeout, a connection that dropped), so the
+/// write may have been applied. Reading the thread's head tells which.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
@@ -38,23 +46,53 @@ pub enum StoreError {
         /// The version found (`None`: no record).
         found: Option<u64>,
     },
-    /// The store's backend failed (a connection, a query).
+    /// The store's backend failed (a connection, a query), or did not answer within the
+    /// store's bound ([`TimedOut`]) before a write was sent. A write
+    /// that fails so was not applied.
     #[error("the checkpoint store failed: {0}")]
     Backend(#[source] BoxError),
+    /// A write was sent but its answer never came: the store's bound passed
+    /// ([`TimedOut`]) or the connection dropped while it waited. The
+    /// write may have been applied, now or later (a frozen server applies what it
+    /// received when it wakes): read the thread's head to know, never retry blindly.
+    #[error("the checkpoint store may or may not have applied the write: {0}")]
+    OutcomeUnknown(#[source] BoxError),
     /// The store cannot do this (a store of your own that does not list threads).
     #[error("the checkpoint store cannot {0}")]
     Unsupported(&'static str),
 }
 
 impl StoreError {
-    /// A backend failure.
+    /// A backend failure: a write that fails so was not applied.
     pub fn backend(error: impl Into<BoxError>) -> Self {
         StoreError::Backend(error.into())
+    }
+
+    /// A write whose answer never came: it may have been applied.
+    pub fn outcome_unknown(error: impl Into<BoxError>) -> Self {
+        StoreError::OutcomeUnknown(error.into())
     }
 
     /// Whether this is a [`StoreError::Conflict`].
     pub fn is_conflict(&self) -> bool {
         matches!(self, StoreError::Conflict { .. })
+    }
+
+    /// Whether this is a [`StoreError::OutcomeUnknown`]: the write may have been
+    /// applied.
+    pub fn is_outcome_unknown(&self) -> bool {
+        matches!(self, StoreError::OutcomeUnknown(_))
+    }
+
+    /// Whether the store did not answer within its bound (the error's source is a
+    /// [`TimedOut`]), whether or not the write may have been applied.
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            StoreError::Backend(source) | StoreError::OutcomeUnknown(source) => {
+                source.is::<TimedOut>()
+            }
+            _ => false,
+        }
     }
 }
 
@@ -95,6 +133,9 @@ pub trait CheckpointStore: Send + Sync + 'static {
     /// # Errors
     ///
     /// [`StoreError::Conflict`] when the head is elsewhere; nothing is written then.
+    /// [`StoreError::Backend`] when the store failed and wrote nothing,
+    /// [`StoreError::OutcomeUnknown`] when the write was sent but its answer never came
+    /// (it may have been applied).
     fn append<'a>(
         &'a self,
         thread: &'a str,

@@ -180,11 +180,14 @@ impl Runner {
             self.run = run;
             self.model_calls = self.run.model_calls();
             self.audience.set_run_id(Arc::clone(&taken.run_id));
-            self.durable = Some(Box::new(Durable::resumed(store, taken)));
+            let lease = self.agent.claim_lease;
+            self.durable = Some(Box::new(Durable::resumed(store, lease, taken)));
         } else if let Some(thread) = origin.thread {
             check_thread(&thread)?;
             let run_id = self.audience.run_id();
-            let (durable, values) = Durable::on_thread(store, thread, run_id, &asker).await?;
+            let lease = self.agent.claim_lease;
+            let opened = Durable::on_thread(store, lease, thread, run_id, &asker).await;
+            let (durable, values) = opened?;
             *self.run.context_mut().thread_values_mut() = values;
             self.durable = Some(Box::new(durable));
         }
@@ -196,17 +199,14 @@ impl Runner {
     fn durable_mut(&mut self) -> &mut Durable {
         let (store, audience) = (&self.agent.store, &self.audience);
         let owner = self.run.context().principal();
+        let lease = self.agent.claim_lease;
         self.durable.get_or_insert_with(|| {
             let run_id = audience.run_id();
             let thread = run_id.to_string();
             let (store, owner) = (Arc::clone(store), owner.clone());
+            let base = Messages::new();
             Box::new(Durable::new(
-                store,
-                thread,
-                owner,
-                None,
-                run_id,
-                Messages::new(),
+                store, lease, thread, owner, None, run_id, base,
             ))
         })
     }

@@ -191,10 +191,11 @@ impl Runner {
         }
         self.run
             .set_step(self.graph.next(RunStep::RunTools, outcome));
-        if self.agent.durable
-            && let Some(durable) = &mut self.durable
-        {
-            durable.set_due(self.run.step() == RunStep::CallModel);
+        // A checkpoint at the end of a turn: every turn of a durable run; and of a run
+        // that holds its thread, once its claim is half gone (it renews the claim).
+        if let Some(durable) = &mut self.durable {
+            let due = self.agent.durable || durable.claim_aging();
+            durable.set_due(due && self.run.step() == RunStep::CallModel);
         }
         let record = winner.filter(|_| self.audience.listening())?;
         Some(AgentEvent::ToolResult(Arc::clone(record)))

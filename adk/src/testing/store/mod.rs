@@ -1,4 +1,5 @@
-//! [`check_store`]: the conformance suite that every [`CheckpointStore`] passes.
+//! [`check_store`]: the conformance suite that every [`CheckpointStore`] passes; the
+//! cases of an owner's threads in [`owners`].
 
 use std::fmt::Debug;
 use std::future::Future;
@@ -6,7 +7,10 @@ use std::time::Duration;
 
 use futures::future::join_all;
 
+use self::owners::{TIES, owners_listed_apart_newest_first, threads_are, ties_by_name_and_pages};
 use crate::checkpoint::{CheckpointStore, StoreError, StoredRecord};
+
+mod owners;
 
 /// How long records live in the expiring store that [`check_store`] asks for.
 ///
@@ -39,7 +43,14 @@ pub const CHECK_STORE_EXPIRY: Duration = Duration::from_secs(1);
 ///   with `None` to a thread whose records all expired succeeds with a version greater
 ///   than every earlier one, and records of the store without expiry stay;
 /// - concurrency: of 20 appends racing on one head exactly one wins and the others are
-///   conflicts; 50 threads written at once each end with their own bytes.
+///   conflicts; 50 threads written at once each end with their own bytes;
+/// - owners: `threads` lists the threads that `append_owned` wrote for an owner, only
+///   theirs, each at its head's version, the most recently written first and those
+///   written at once by name (also past an entry that names no thread), page after page
+///   with `after`; a thread written again comes first; a thread whose head expired, a
+///   deleted thread and a thread written with plain `append` are not listed. A store
+///   whose `threads` is [`StoreError::Unsupported`] (the trait's default) skips these
+///   cases.
 ///
 /// # Example
 ///
@@ -71,9 +82,13 @@ where
     delete_thread(&store, &run.thread("delete")).await;
     racing_appends(&store, &run.thread("race")).await;
     many_threads(&store, &run).await;
+    let lists = owners_listed_apart_newest_first(&store, &run).await;
+    if lists {
+        ties_by_name_and_pages(&store, &run).await;
+    }
 
     let expiring = make(Some(CHECK_STORE_EXPIRY)).await;
-    expiry(&store, &expiring, &run).await;
+    expiry(&store, &expiring, &run, lists).await;
     run.clean(&store).await;
     run.clean(&expiring).await;
 }
@@ -93,10 +108,21 @@ impl Run {
         format!("check-store-{}-{name}", self.id)
     }
 
+    /// An owner of this run's threads: `check-store-{id}-owner-{name}`.
+    fn owner(&self, name: &str) -> String {
+        format!("check-store-{}-owner-{name}", self.id)
+    }
+
     /// Deletes every thread that the suite wrote to.
     async fn clean<S: CheckpointStore>(&self, store: &S) {
         let many = (0..MANY).map(|i| format!("many-{i}"));
-        for name in WRITTEN.iter().map(|n| n.to_string()).chain(many) {
+        let ties = (0..TIES).map(|i| format!("tie-{i}"));
+        for name in WRITTEN
+            .iter()
+            .map(|n| n.to_string())
+            .chain(many)
+            .chain(ties)
+        {
             let thread = self.thread(&name);
             On {
                 store,
@@ -121,6 +147,11 @@ const WRITTEN: &[&str] = &[
     "kept",
     "expiry",
     "partly",
+    "own-1",
+    "own-2",
+    "own-3",
+    "own-other",
+    "own-plain",
 ];
 
 /// How many threads [`many_threads`] writes at once.
@@ -304,7 +335,12 @@ async fn many_threads<S: CheckpointStore>(store: &S, run: &Run) {
     }
 }
 
-async fn expiry<S: CheckpointStore, E: CheckpointStore>(store: &S, expiring: &E, run: &Run) {
+async fn expiry<S: CheckpointStore, E: CheckpointStore>(
+    store: &S,
+    expiring: &E,
+    run: &Run,
+    lists: bool,
+) {
     let names = ["kept", "expiry", "partly"].map(|n| run.thread(n));
     let kept = On {
         store,
@@ -319,18 +355,19 @@ async fn expiry<S: CheckpointStore, E: CheckpointStore>(store: &S, expiring: &E,
         thread: &names[2],
     };
 
+    let dave = run.owner("dave");
     kept.append(None, b"kept").await;
-    let v1 = t.append(None, b"one").await;
-    let v2 = t.append(Some(v1), b"two").await;
+    let v1 = t.append_owned(&dave, None, b"one").await;
+    let v2 = t.append_owned(&dave, Some(v1), b"two").await;
     t.reads(
         Some((v2, b"two")),
         &[v1, v2],
         "records read back at once (they expired)",
     )
     .await;
-    let p1 = partly.append(None, b"old").await;
+    let p1 = partly.append_owned(&dave, None, b"old").await;
     tokio::time::sleep(CHECK_STORE_EXPIRY * 6 / 10).await;
-    let p2 = partly.append(Some(p1), b"new").await;
+    let p2 = partly.append_owned(&dave, Some(p1), b"new").await;
     tokio::time::sleep(CHECK_STORE_EXPIRY * 6 / 10).await;
 
     let expired = format!(
@@ -339,6 +376,10 @@ async fn expiry<S: CheckpointStore, E: CheckpointStore>(store: &S, expiring: &E,
     );
     t.reads(None, &[], &expired).await;
     assert_eq!(t.get(v1).await, None, "get returned {expired}");
+    if lists {
+        let what = "dave's threads once the head of one expired";
+        threads_are(expiring, &dave, &[(&names[2], p2)], what).await;
+    }
     let what = "an append at the version of an expired head";
     t.refused(Some(v2), None, what).await;
     let v3 = t.append(None, b"three").await;
@@ -373,6 +414,21 @@ impl<S: CheckpointStore> On<'_, S> {
             .append(self.thread, expected, bytes.to_vec())
             .await;
         self.ok(appended, &format!("append at {expected:?}"))
+    }
+
+    async fn append_owned(&self, owner: &str, expected: Option<u64>, bytes: &[u8]) -> u64 {
+        let appended = (self.store)
+            .append_owned(self.thread, owner, expected, bytes.to_vec())
+            .await;
+        self.ok(
+            appended,
+            &format!("append_owned by `{owner}` at {expected:?}"),
+        )
+    }
+
+    /// Writes the thread's first record, for `owner`.
+    async fn append_owned_once(self, owner: &str) {
+        self.append_owned(owner, None, self.thread.as_bytes()).await;
     }
 
     async fn head(&self) -> Option<(u64, Vec<u8>)> {
