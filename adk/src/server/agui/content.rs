@@ -25,6 +25,9 @@ pub(crate) struct AgUiPart {
     text: String,
     #[serde(default)]
     source: Option<PartSource>,
+    /// A document's name is read from `metadata.name`, where [`tool_content`] writes it.
+    #[serde(default)]
+    metadata: Option<Value>,
 }
 
 /// Where a media part's bytes are.
@@ -74,12 +77,17 @@ impl ChatPart for AgUiPart {
         };
         Ok(match kind {
             "image" => Part::image(source),
-            _ => Part::file(source, None),
+            _ => Part::file(source, self.name()),
         })
     }
 }
 
 impl AgUiPart {
+    fn name(&self) -> Option<String> {
+        let name = self.metadata.as_ref()?.get("name")?.as_str()?;
+        Some(name.to_owned())
+    }
+
     fn source(&self) -> Result<Source, ChatError> {
         let refused = |what: &str| {
             ChatError::Part(format!(
@@ -171,7 +179,8 @@ mod tests {
             {"type": "text", "text": "What is it?"},
             {"type": "image", "source": {"type": "data", "value": "iVBO", "mimeType": "image/png"}},
             {"type": "image", "source": {"type": "url", "value": "https://x/a.jpg", "mimeType": "image/jpeg"}},
-            {"type": "document", "source": {"type": "url", "value": "data:application/pdf;base64,JVBE"}},
+            {"type": "document", "source": {"type": "url", "value": "data:application/pdf;base64,JVBE"},
+             "metadata": {"name": "a.pdf"}},
         ]))
         .unwrap();
 
@@ -183,7 +192,7 @@ mod tests {
         };
         assert_eq!(parts[2], Part::image(jpeg));
         let pdf = Source::base64("application/pdf", "JVBE");
-        assert_eq!(parts[3], Part::file(pdf, None));
+        assert_eq!(parts[3], Part::file(pdf, Some("a.pdf".into())));
     }
 
     #[test]

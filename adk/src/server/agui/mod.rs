@@ -23,7 +23,8 @@
 //! - A user's or a tool's content is text or a list of parts: `text`, `image` and
 //!   `document`, whose `source` is inline (`{type: "data", value, mimeType}`, base64) or
 //!   a URL (`{type: "url", value, mimeType?}`, a `data:` URL read as inline bytes); they
-//!   become the message's [`Part`](crate::content::Part)s (a document a file part). A
+//!   become the message's [`Part`](crate::content::Part)s (a document a file part,
+//!   named by its `metadata.name` when it has one, as the route writes it). A
 //!   part the server cannot read is refused with 400 `invalid_body`, naming it, never
 //!   dropped: `audio` and `video`, a `file` source (a provider's handle, which AG-UI
 //!   says a consumer must not fetch), and AG-UI 0.x's `binary`, which 1.0 retired.
