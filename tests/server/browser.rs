@@ -1,7 +1,8 @@
 //! The chat page (`Server::page`) in a real headless Chromium, driven through
 //! chromedriver with fantoccini: the agents listed once a token is given, tool chunks
-//! shown while the tool still runs, a thread kept across turns, and approvals answered
-//! with the page's buttons.
+//! shown while the tool still runs, a thread kept across turns, approvals answered
+//! with the page's buttons, and a reply's reasoning (collapsed), images and files and
+//! the run's usage.
 //!
 //! Debian's `chromium` and `chromium-driver` come from `scripts/setup-browser`
 //! (`$CHROMIUM` and `$CHROMEDRIVER` override where they are found). The test starts
@@ -21,9 +22,14 @@ use futures::StreamExt;
 use futures::stream::{iter, once};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, MutexGuard, Semaphore};
+use tower::ServiceBuilder;
+use tower_adk::content::{Part, Reasoning, Source};
+use tower_adk::model::{ModelResponse, Price, Prices, Usage};
 use tower_adk::server::{BearerTokens, ServedAgent, Server};
 use tower_adk::testing::{ScriptedModel, Turn, text_tool};
-use tower_adk::{Agent, AgentConfig, BoxError, Handler, HandlerLayer, RunContext, Tool, ToolInfo};
+use tower_adk::{
+    Agent, AgentConfig, BoxError, Handler, HandlerLayer, RunContext, Tool, ToolInfo, ToolOutput,
+};
 
 use super::{Counter, TestServer, asking_tool};
 
@@ -97,6 +103,7 @@ async fn the_page_is_off_by_default_and_served_without_identity_when_on() {
     assert_eq!(headers["content-type"], "text/html; charset=utf-8");
     let policy = headers["content-security-policy"].to_str().unwrap();
     assert!(policy.contains("connect-src 'self'"), "{policy}");
+    assert!(policy.contains("img-src data: https:;"), "{policy}");
     let html = page.text().await.unwrap();
     assert!(html.contains("<label for=\"token\">Bearer token</label>"));
     let posted = reqwest::Client::new().post(with_page.url("/")).send().await;
@@ -323,6 +330,117 @@ async fn rejecting_a_pending_call_with_its_button_tells_the_model_why() {
     browser.close().await;
 }
 
+/// A 1x1 PNG, base64.
+const DOT: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+fn thinking(text: &str) -> Part {
+    Part::Reasoning(Reasoning::new("anthropic", text).with_data("signature", "c2ln"))
+}
+
+/// `painter`, priced: reasons (whole) and calls `draw`, which returns an image, an image
+/// at an http URL and a file whose name is markup; then reasons (streamed), returns an
+/// image of its own and streams "Here it is.". Each call reports 1,000 tokens in and 200
+/// out, 50 of them reasoning.
+async fn painter_server() -> TestServer {
+    let model = ScriptedModel::per_run([
+        Turn::call("c1", "draw", json!({})).with_part(thinking("I should draw.")),
+        Turn::stream(["Here ", "it is."])
+            .with_part(thinking("Weigh it."))
+            .with_part(Part::image(Source::base64("image/png", DOT))),
+    ]);
+    let used = Usage::new(1_000, 200, 1_200).with_reasoning(50);
+    let model = ServiceBuilder::new()
+        .map_response(move |reply: ModelResponse| reply.with_usage(Some("small".into()), used))
+        .service(model);
+    let draw = Tool::from_fn(ToolInfo::new("draw", "Draws"), |_| async {
+        let name = "<b>report</b>.pdf";
+        let output = ToolOutput::new("drawn")
+            .with_part(Part::image(Source::base64("image/png", DOT)))
+            .with_part(Part::image(Source::url("http://127.0.0.1:9/tracker.png")))
+            .with_part(Part::file(
+                Source::url(format!("https://example.com/{name}")),
+                Some(name.into()),
+            ));
+        Ok::<_, BoxError>(output)
+    });
+    let painter = Agent::builder(model)
+        .tool(draw)
+        .prices(Prices::new().with("small", Price::per_million(2.0, 8.0)))
+        .build()
+        .unwrap();
+    let server = Server::new()
+        .agent("painter", painter)
+        .identify(BearerTokens::new().token("admin-token", Admin))
+        .page(true);
+    TestServer::start(server.into_router()).await
+}
+
+#[tokio::test]
+async fn the_page_shows_reasoning_collapsed_images_files_and_the_runs_usage() {
+    let server = painter_server().await;
+    let browser = Browser::open(&server.url("/#token=admin-token")).await;
+    browser.wait_status("1 agent(s) available.").await;
+
+    browser.say("Draw a dot").await;
+    browser.wait_status("Run completed.").await;
+
+    // Each turn's reasoning in a block of its own, apart from the answer, collapsed.
+    let reasoning = "#transcript .assistant details.reasoning";
+    assert_eq!(
+        browser.text(&format!("{reasoning} .reasoning-text")).await,
+        "I should draw.\nWeigh it."
+    );
+    let opened = "return Array.from(document.querySelectorAll('details.reasoning'), \
+                  d => [d.open, d.querySelector('.reasoning-text').checkVisibility()])";
+    assert_eq!(
+        browser.eval(opened).await,
+        json!([[false, false], [false, false]])
+    );
+    assert_eq!(
+        browser.text("#transcript .assistant .text").await,
+        "\nHere it is."
+    );
+    // Its toggle shows it.
+    browser
+        .click_nth(&format!("{reasoning} > summary"), 1)
+        .await;
+    assert_eq!(
+        browser.eval(opened).await,
+        json!([[false, false], [true, true]])
+    );
+
+    // The tool's image and the model's, loaded; the http one named, not loaded.
+    let images = "return Array.from(document.querySelectorAll('#transcript img'), i => \
+                  [i.closest('li').className, i.src.slice(0, 22), i.complete && i.naturalWidth, \
+                  i.referrerPolicy])";
+    browser
+        .wait_for(images, |shown| {
+            *shown
+                == json!([
+                    ["tool", "data:image/png;base64,", 1, "no-referrer"],
+                    ["assistant", "data:image/png;base64,", 1, "no-referrer"],
+                ])
+        })
+        .await;
+    assert_eq!(
+        browser.text("#transcript .tool .chip").await,
+        "[an image: http://127.0.0.1:9/tracker.png] (not shown: only https and inline images \
+         are)\n[a file: <b>report</b>.pdf, https://example.com/<b>report</b>.pdf]"
+    );
+    // The file's name is text, not markup.
+    let bold = "return document.querySelectorAll('#transcript b').length";
+    assert_eq!(browser.eval(bold).await, json!(0));
+
+    // What the run used, last: two calls.
+    browser
+        .wait_text(
+            "#transcript > li.usage:last-child .text",
+            "2,400 tokens: 2,000 in, 400 out (100 reasoning); 2 model call(s); $0.0072",
+        )
+        .await;
+    browser.close().await;
+}
+
 /// A headless Chromium on a page, through a chromedriver of its own.
 struct Browser {
     client: Client,
@@ -440,6 +558,29 @@ impl Browser {
     async fn type_into(&self, css: &str, text: &str) {
         let field = self.client.find(Locator::Css(css)).await.unwrap();
         field.send_keys(text).await.unwrap();
+    }
+
+    /// Runs `script` until `seen` says yes of its value; fails the test, with the last
+    /// value, once [`HANG_GUARD`] is over.
+    async fn wait_for(&self, script: &str, seen: impl Fn(&Value) -> bool) {
+        let started = Instant::now();
+        loop {
+            let value = self.eval(script).await;
+            if seen(&value) {
+                return;
+            }
+            assert!(
+                started.elapsed() < HANG_GUARD,
+                "waited {HANG_GUARD:?} for `{script}`; it returns {value}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Clicks the `n`th (from 0) element that `css` selects.
+    async fn click_nth(&self, css: &str, n: usize) {
+        let found = self.client.find_all(Locator::Css(css)).await.unwrap();
+        found[n].click().await.unwrap();
     }
 
     async fn click(&self, css: &str) {

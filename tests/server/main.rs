@@ -4,7 +4,8 @@
 //! cancel their run; the OpenAI-compatible and AG-UI routes through the `openai` package
 //! and the AG-UI SDK (`protocols`); stock tower-http layers around the router (`layers`);
 //! graceful shutdown (`shutdown`); the chat page in a headless Chromium (`browser`);
-//! limits per principal (`limits`) and hostile input, slow clients included (`hostile`).
+//! limits per principal (`limits`) and hostile input, slow clients included (`hostile`);
+//! a run's usage and cost on every route (`usage`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -20,6 +21,7 @@ mod replay;
 mod runs;
 mod shutdown;
 mod threads;
+mod usage;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

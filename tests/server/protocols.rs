@@ -11,11 +11,18 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tower_adk::Agent;
+use tower_adk::content::{Part, Reasoning, Source};
 use tower_adk::server::{BearerTokens, Server};
 use tower_adk::testing::{ScriptedModel, Turn, chunk_tool};
+use tower_adk::{Agent, BoxError, Tool, ToolInfo, ToolOutput};
 
 use super::{Counter, TestServer, asking_tool};
+
+/// A 1x1 PNG, base64.
+const DOT: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+/// The opaque data of the model's reasoning: for its provider only, never for a client.
+const SIGNATURE: &str = "c2lnbmF0dXJlLW9mLXRoZS1wcm92aWRlcg==";
 
 /// The role a bearer token stands for.
 #[derive(Debug, Clone)]
@@ -45,6 +52,30 @@ fn bank_agent(paid: &Counter) -> Agent {
         .unwrap()
 }
 
+fn thinking(text: &str) -> Part {
+    Part::Reasoning(Reasoning::new("anthropic", text).with_data("signature", SIGNATURE))
+}
+
+/// Reasons (whole) and calls `draw`, which returns an image; then reasons (streamed),
+/// returns an image of its own and streams "Here it is."; then says "Anything else?".
+fn painter_model() -> ScriptedModel {
+    ScriptedModel::per_run([
+        Turn::call("c1", "draw", json!({})).with_part(thinking("I should draw.")),
+        Turn::stream(["Here ", "it is."])
+            .with_part(thinking("Weigh it."))
+            .with_part(Part::image(Source::base64("image/png", DOT))),
+        Turn::text("Anything else?"),
+    ])
+}
+
+fn painter_agent(model: ScriptedModel) -> Agent {
+    let draw = Tool::from_fn(ToolInfo::new("draw", "Draws"), |_| async {
+        let image = Part::image(Source::base64("image/png", DOT));
+        Ok::<_, BoxError>(ToolOutput::new("drawn").with_part(image))
+    });
+    Agent::builder(model).tool(draw).build().unwrap()
+}
+
 /// Where a client was installed: `$VAR`, else `target/test-servers/DEFAULT`.
 fn installed(var: &str, default: &str) -> PathBuf {
     match std::env::var_os(var) {
@@ -63,7 +94,7 @@ fn client_script(script: &str) -> PathBuf {
 
 /// Runs a script of `clients/` with the venv's python; panics with its output if it
 /// fails.
-async fn python(script: &str, args: &[&str]) -> String {
+pub(super) async fn python(script: &str, args: &[&str]) -> String {
     let python = installed("PROTOCOL_CLIENTS_VENV", "protocols").join("bin/python");
     assert!(
         python.exists(),
@@ -131,6 +162,18 @@ async fn the_openai_package_lists_the_agents_and_calls_them_streamed_and_not() {
         ["You forecast.", "Answer briefly.", "Weather in Oslo?"]
     );
     assert_eq!(paid.get(), 0);
+}
+
+#[tokio::test]
+async fn the_openai_package_reads_reasoning_apart_and_a_placeholder_for_an_image() {
+    let router = Server::new()
+        .agent("painter", painter_agent(painter_model()))
+        .into_router();
+    let server = TestServer::start(router).await;
+
+    let printed = python("openai_parts.py", &[&server.url("")]).await;
+
+    assert!(printed.ends_with("ok\n"), "{printed}");
 }
 
 async fn agui_server(paid: &Counter) -> TestServer {
@@ -284,4 +327,94 @@ async fn the_npm_agui_client_resumes_its_pending_interrupt_with_resume_entries()
     assert_eq!(event_types(again), ["RUN_STARTED", "RUN_ERROR"]);
     assert_eq!(again["events"][1]["code"], "checkpoint_used");
     assert_eq!(paid.get(), 1);
+}
+
+#[tokio::test]
+async fn an_agui_run_reads_images_in_and_streams_reasoning_and_images_out() {
+    let model = painter_model();
+    let router = Server::new()
+        .agent("painter", painter_agent(model.clone()))
+        .into_router();
+    let server = TestServer::start(router).await;
+
+    let printed = python("agui_client.py", &[&server.url(""), "parts"]).await;
+
+    assert!(printed.ends_with("ok\n"), "{printed}");
+    // The user's image reached the model as an image part.
+    let first = &model.requests()[0];
+    let said = first.messages.last().unwrap().parts().into_owned();
+    assert_eq!(
+        said,
+        [
+            Part::text("Draw a dot like this:"),
+            Part::image(Source::base64("image/png", DOT))
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_npm_agui_client_keeps_reasoning_and_a_tools_image_and_sends_them_back() {
+    let model = painter_model();
+    let router = Server::new()
+        .agent("painter", painter_agent(model.clone()))
+        .into_router();
+    let server = TestServer::start(router).await;
+
+    let runs = agui_node(&server.url(""), "parts").await;
+
+    let (first, second) = (&runs[0], &runs[1]);
+    let messages = first["messages"].as_array().unwrap();
+    let roles: Vec<_> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "user",
+            "reasoning",
+            "assistant",
+            "tool",
+            "reasoning",
+            "assistant"
+        ]
+    );
+    assert_eq!(messages[1]["content"], "I should draw.");
+    assert_eq!(
+        messages[3]["content"][0],
+        json!({"type": "text", "text": "drawn"})
+    );
+    assert_eq!(
+        messages[3]["content"][1]["source"],
+        json!({"type": "data", "value": DOT, "mimeType": "image/png"})
+    );
+    assert_eq!(messages[4]["content"], "Weigh it.");
+    assert_eq!(
+        messages[5]["content"],
+        "Here it is.\n\n[an image: image/png, 96 base64 bytes]"
+    );
+    assert!(!first.to_string().contains(SIGNATURE));
+
+    // The second run: the client sent it all back; the reasoning messages were read
+    // past, the tool's image came back as an image part of the tool's message.
+    assert_eq!(second["result"]["result"], "Anything else?");
+    let third = &model.requests()[2];
+    let tool = third
+        .messages
+        .iter()
+        .find(|m| m.tool_call_id() == Some("c1"));
+    let tool = tool.unwrap().parts().into_owned();
+    assert_eq!(
+        tool,
+        [
+            Part::text("drawn"),
+            Part::image(Source::base64("image/png", DOT))
+        ]
+    );
+    assert!(
+        third
+            .messages
+            .iter()
+            .all(|m| m.full_content().reasoning().count() == 0)
+    );
 }

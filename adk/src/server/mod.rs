@@ -130,6 +130,7 @@ mod router;
 mod runs;
 mod serve;
 mod served_run;
+mod shown;
 mod shutdown;
 mod state;
 mod threads;

@@ -15,7 +15,7 @@
 //! | `tool_call_started` | [`AgentEvent::ToolCallStarted`] | `call_id`, `name` |
 //! | `tool_output_chunk` | [`AgentEvent::ToolOutputChunk`] | `call_id`, `name`, `chunk` |
 //! | `tool_event` | [`AgentEvent::ToolEvent`] | `call_id`, `name`, `event` (its JSON form; a sub-agent's: `{agent, event}`) |
-//! | `tool_result` | [`AgentEvent::ToolResult`] | a [`WireToolResult`]: `call_id`, `name`, `arguments`, `content`, `error` (`{kind, message}`, when it failed), `latency_ms` |
+//! | `tool_result` | [`AgentEvent::ToolResult`] | a [`WireToolResult`]: `call_id`, `name`, `arguments`, `content`, `parts` (the images and files it returned, when it did), `error` (`{kind, message}`, when it failed), `latency_ms` |
 //! | `interrupt` | [`AgentEvent::Interrupt`] | a [`PendingInterrupt`]: `id`, `call` (when a call interrupted), `payload` |
 //! | `completed` | [`AgentEvent::Completed`], last | a [`WireResult`]: `status`, `final_message`, `messages`, `tool_records`, `iterations`, `model_calls`, `usage`, `cost`, `locals`, `interrupts`, `checkpoint` |
 //! | `error` | a failed run ([`AgentError`]), last | a [`WireError`]: `code`, `message`, `checkpoint` (a cancelled run's, when it left one) |

@@ -8,6 +8,7 @@ use crate::agent::RunStatus;
 use crate::agent::{Checkpoint, CheckpointStatus};
 use crate::auth::Decided;
 use crate::checkpoint::CheckpointId;
+use crate::content::Part;
 use crate::context::Locals;
 use crate::interrupt::PendingInterrupt;
 use crate::message::Message;
@@ -29,6 +30,10 @@ pub struct WireToolResult {
     pub arguments: String,
     /// What the model saw: the output, or the description of the failure.
     pub content: String,
+    /// What else the model saw after the text: the images and files the tool returned
+    /// (left out when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Part>,
     /// The failure (`{"kind": "timeout", "message": "..."}`), when the call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<WireToolError>,
@@ -65,6 +70,7 @@ impl From<&ToolRecord> for WireToolResult {
             name: record.name.to_string(),
             arguments: record.arguments.to_string(),
             content: record.content.clone(),
+            parts: record.parts.clone(),
             error: record.error.as_ref().map(WireToolError::from),
             latency_ms: record.latency.as_secs_f64() * 1000.0,
         }

@@ -5,9 +5,11 @@
 //     node agui_client.cjs CLIENT_DIR BASE_URL SCENARIO
 //
 // CLIENT_DIR is where scripts/setup-protocol-clients installed the package. SCENARIO is
-// `tools` (agent `weather`: a tool call, then streamed text) or `interrupt` (agent
+// `tools` (agent `weather`: a tool call, then streamed text), `interrupt` (agent
 // `bank`: a call that waits for approval; the client resumes it with `resume` entries
-// for its pending interrupts; then the same entries again). Prints one JSON document,
+// for its pending interrupts; then the same entries again) or `parts` (agent `painter`:
+// an image in; reasoning, a tool's image and the model's image out; then a second
+// message on the conversation the client built). Prints one JSON document,
 // `{"runs": [{runId, events, result, pendingInterrupts, messages}]}`, for the Rust test
 // to assert on; exits non-zero if the client rejects a run.
 
@@ -21,11 +23,15 @@ const { HttpAgent } = createRequire(path.join(path.resolve(clientDir), "package.
   "@ag-ui/client",
 );
 
-function agentAt(name, text) {
+// A 1x1 PNG.
+const DOT =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+function agentAt(name, content) {
   return new HttpAgent({
     url: `${baseUrl}/agents/${name}/agui`,
     threadId: "thread-1",
-    initialMessages: [{ id: "user-1", role: "user", content: text }],
+    initialMessages: [{ id: "user-1", role: "user", content }],
   });
 }
 
@@ -42,7 +48,8 @@ async function run(agent, parameters) {
     events,
     result,
     pendingInterrupts: agent.pendingInterrupts,
-    messages: agent.messages,
+    // Copied: the agent goes on with the same list.
+    messages: structuredClone(agent.messages),
   };
 }
 
@@ -64,6 +71,15 @@ async function main() {
     const stale = agentAt("bank", "pay");
     stale.pendingInterrupts = stopped.pendingInterrupts;
     runs.push(await run(stale, { runId: "run-3", resume }));
+  } else if (scenario === "parts") {
+    const agent = agentAt("painter", [
+      { type: "text", text: "Draw a dot like this:" },
+      { type: "image", source: { type: "data", value: DOT, mimeType: "image/png" } },
+    ]);
+    runs.push(await run(agent, { runId: "run-1" }));
+    // The conversation the client built (reasoning and a tool's image in it) goes back.
+    agent.addMessage({ id: "user-2", role: "user", content: "Thanks" });
+    runs.push(await run(agent, { runId: "run-2" }));
   } else {
     throw new Error(`unknown scenario ${scenario}`);
   }

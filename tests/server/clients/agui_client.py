@@ -4,46 +4,73 @@
     python agui_client.py BASE_URL SCENARIO
 
 SCENARIO is `plain` (agent `greeter`, streams "Hello!"), `tools` (agent `weather`: a
-tool call, then "It is sunny.") or `interrupt` (agent `bank`: a call that waits for
-approval, approved through `resume`, then another one, cancelled). Prints the events
-it saw; exits non-zero on the first assertion that fails.
+tool call, then "It is sunny."), `interrupt` (agent `bank`: a call that waits for
+approval, approved through `resume`, then another one, cancelled), `parts` (agent
+`painter`: an image in, reasoning, a tool's image and the model's own image out; parts
+the server cannot read refused) or `usage` (agent `metered`: a model that reports its
+usage, priced). Prints the events it saw; exits non-zero on the first assertion that
+fails.
 """
 
 import json
 import sys
+import urllib.error
 import urllib.request
 
-from ag_ui.core import Event, EventType, ResumeEntry, RunAgentInput, UserMessage
+from ag_ui.core import (
+    AudioPart,
+    DataSource,
+    Event,
+    EventType,
+    FileSource,
+    ImagePart,
+    ResumeEntry,
+    RunAgentInput,
+    TextPart,
+    UserMessage,
+)
 from pydantic import TypeAdapter
 
 base_url, scenario = sys.argv[1], sys.argv[2]
 EVENTS = TypeAdapter(Event)
+# A 1x1 PNG, and the signature the model's reasoning carries: never sent to a client.
+DOT = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+SIGNATURE = "c2lnbmF0dXJlLW9mLXRoZS1wcm92aWRlcg=="
 
 
-def run(agent, run_id, text="hi", resume=None):
-    """Posts a RunAgentInput and returns the validated events of its stream."""
-    body = RunAgentInput(
+def body_of(run_id, content, resume=None):
+    return RunAgentInput(
         thread_id="thread-1",
         run_id=run_id,
-        messages=[UserMessage(id=f"{run_id}-user", content=text)],
+        messages=[UserMessage(id=f"{run_id}-user", content=content)],
         tools=[],
         context=[],
         state={},
         forwarded_props={},
         resume=resume,
     ).model_dump_json(by_alias=True, exclude_none=True)
+
+
+def post(agent, body):
     request = urllib.request.Request(
         f"{base_url}/agents/{agent}/agui",
         data=body.encode(),
         headers={"Content-Type": "application/json", "Accept": "text/event-stream"},
     )
+    return urllib.request.urlopen(request, timeout=30)
+
+
+def run(agent, run_id, text="hi", resume=None):
+    """Posts a RunAgentInput and returns the validated events of its stream."""
     events = []
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with post(agent, body_of(run_id, text, resume)) as response:
         assert response.headers["content-type"].startswith("text/event-stream")
         for line in response:
             line = line.decode().rstrip("\n")
             if not line.startswith("data:"):
                 continue
+            # The reasoning's opaque data is never sent, in any field.
+            assert SIGNATURE not in line, line
             event = EVENTS.validate_python(json.loads(line[len("data:"):].strip()))
             # Every field we send is one the protocol defines.
             assert not event.model_extra, (event.type, event.model_extra)
@@ -128,6 +155,69 @@ elif scenario == "interrupt":
     assert cancelled[1].type == T.TOOL_CALL_RESULT
     assert "cancelled" in cancelled[1].content, cancelled[1].content
     assert cancelled[-1].outcome.type == "success"
+
+elif scenario == "parts":
+    image = ImagePart(source=DataSource(value=DOT, mime_type="image/png"))
+    events = run("painter", "run-1", [TextPart(text="Draw a dot like this:"), image])
+    assert types(events) == [
+        T.RUN_STARTED,
+        # Turn 1: its reasoning came whole, before its tool call.
+        T.REASONING_START, T.REASONING_MESSAGE_START, T.REASONING_MESSAGE_CONTENT,
+        T.REASONING_MESSAGE_END, T.REASONING_END,
+        T.TOOL_CALL_START, T.TOOL_CALL_ARGS, T.TOOL_CALL_END, T.TOOL_CALL_RESULT,
+        # Turn 2: its reasoning streamed, then its text, then its image, said.
+        T.REASONING_START, T.REASONING_MESSAGE_START, T.REASONING_MESSAGE_CONTENT,
+        T.REASONING_MESSAGE_END, T.REASONING_END,
+        T.TEXT_MESSAGE_START, T.TEXT_MESSAGE_CONTENT, T.TEXT_MESSAGE_CONTENT,
+        T.TEXT_MESSAGE_CONTENT, T.TEXT_MESSAGE_END, T.RUN_FINISHED,
+    ], types(events)
+    span, message, content, message_end, span_end = events[1:6]
+    assert span.message_id == span_end.message_id != message.message_id
+    assert message.role == "reasoning"
+    assert content.message_id == message_end.message_id == message.message_id
+    assert content.delta == "I should draw."
+    assert events[12].delta == "Weigh it."
+    result = events[9]
+    assert result.tool_call_id == "c1"
+    text, drawn = result.content
+    assert (text.type, text.text) == ("text", "drawn")
+    assert drawn.type == "image" and drawn.source.type == "data"
+    assert (drawn.source.value, drawn.source.mime_type) == (DOT, "image/png")
+    placeholder = "[an image: image/png, 96 base64 bytes]"
+    assert text_of(events) == f"Here it is.\n\n{placeholder}", text_of(events)
+    assert events[-1].result == f"{placeholder}\n\nHere it is.", events[-1].result
+    assert events[-1].usage is None
+
+    # What the server cannot read is refused by name, never dropped.
+    refusals = {
+        "audio": AudioPart(source=DataSource(value="UklGRg==", mime_type="audio/wav")),
+        "file` source": ImagePart(source=FileSource(value="file-abc", provider="openai")),
+    }
+    for named, part in refusals.items():
+        try:
+            post("painter", body_of("run-2", [TextPart(text="Hear this"), part]))
+            raise AssertionError(f"{named} was not refused")
+        except urllib.error.HTTPError as refused:
+            error = json.loads(refused.read())["error"]
+            print("refused:", refused.code, error)
+            assert refused.code == 400 and error["code"] == "invalid_body", error
+            assert f"`{named}" in error["message"], error
+
+elif scenario == "usage":
+    events = run("metered", "run-1")
+    assert types(events) == [
+        T.RUN_STARTED, T.TEXT_MESSAGE_START, T.TEXT_MESSAGE_CONTENT, T.TEXT_MESSAGE_END,
+        T.CUSTOM, T.RUN_FINISHED,
+    ], types(events)
+    [usage] = events[-1].usage
+    print("usage:", usage, "cost:", events[-2].value)
+    assert usage.model == "small" and usage.provider is None
+    assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (1000, 100, 1100)
+    assert (usage.cached_input_tokens, usage.reasoning_tokens) == (400, 30)
+    assert usage.cache_write_input_tokens is None
+    assert events[-2].name == "cost"
+    # 600 fresh x $2 + 400 cached x $0.5 + 100 out x $8, per million tokens.
+    assert abs(events[-2].value["usd"] - 0.0022) < 1e-12, events[-2].value
 
 else:
     raise SystemExit(f"unknown scenario {scenario}")

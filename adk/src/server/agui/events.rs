@@ -1,16 +1,10 @@
-//! AG-UI events, and the translation of a run's events into them.
+//! AG-UI events, as AG-UI 1.0 spells them.
 
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::input::interrupt_id;
-use crate::agent::AgentError;
-use crate::agent::AgentEvent;
-use crate::agent::AgentResult;
-use crate::agent::RunStatus;
 use crate::interrupt::PendingInterrupt;
-use crate::message::Message;
-use crate::wire::WireError;
+use crate::model::{Usage, UsageTotals};
 
 /// One AG-UI event: `type` in SCREAMING_SNAKE_CASE, fields in camelCase.
 #[derive(Debug, Serialize)]
@@ -30,10 +24,14 @@ pub(crate) enum AgUiEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         result: Option<Value>,
         outcome: Outcome,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        usage: Vec<TokenUsage>,
     },
     RunError {
         message: String,
         code: String,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        usage: Vec<TokenUsage>,
     },
     TextMessageStart {
         message_id: String,
@@ -44,6 +42,23 @@ pub(crate) enum AgUiEvent {
         delta: String,
     },
     TextMessageEnd {
+        message_id: String,
+    },
+    ReasoningStart {
+        message_id: String,
+    },
+    ReasoningMessageStart {
+        message_id: String,
+        role: &'static str,
+    },
+    ReasoningMessageContent {
+        message_id: String,
+        delta: String,
+    },
+    ReasoningMessageEnd {
+        message_id: String,
+    },
+    ReasoningEnd {
         message_id: String,
     },
     ToolCallStart {
@@ -61,8 +76,13 @@ pub(crate) enum AgUiEvent {
     ToolCallResult {
         message_id: String,
         tool_call_id: String,
-        content: String,
+        /// Text, or a list of content parts.
+        content: Value,
         role: &'static str,
+    },
+    Custom {
+        name: &'static str,
+        value: Value,
     },
 }
 
@@ -74,158 +94,60 @@ pub(crate) enum Outcome {
     Interrupt { interrupts: Vec<Value> },
 }
 
-/// Turns a run's events into AG-UI events, keeping the ids of the message being
-/// streamed.
-#[derive(Debug)]
-pub(crate) struct Translate {
-    thread_id: String,
-    run_id: String,
-    /// The id of this turn's assistant message, once it has one.
-    turn: Option<String>,
-    /// Whether this turn's text message is open (started, not ended).
-    text_open: bool,
-    /// How many message ids this run made.
-    ids: usize,
+/// AG-UI's `TokenUsage`: one model's counts in a run. Its accounting is ours (the cache
+/// and reasoning counts are parts of the input and output counts); `totalTokens` is the
+/// input and output counts added, as AG-UI defines it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TokenUsage {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<String>,
+    input_tokens: u64,
+    output_tokens: u64,
+    total_tokens: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cached_input_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_write_input_tokens: Option<u64>,
 }
 
-impl Translate {
-    pub(crate) fn new(thread_id: String, run_id: String) -> Self {
-        Translate {
-            thread_id,
-            run_id,
-            turn: None,
-            text_open: false,
-            ids: 0,
+/// The largest count every AG-UI binding reads back as written (JSON's safe integers).
+const MAX_COUNT: u64 = (1 << 53) - 1;
+
+impl TokenUsage {
+    /// One entry per model that reported usage; none when no call reported any (AG-UI
+    /// reads an absent `usage` as "not reported", a zero as measured).
+    pub(crate) fn of(totals: &UsageTotals) -> Vec<TokenUsage> {
+        if totals.calls == 0 {
+            return Vec::new();
         }
+        let entries = totals.by_model.iter();
+        entries
+            .map(|(model, usage)| TokenUsage::new(model, usage))
+            .collect()
     }
 
-    pub(crate) fn started(&self) -> AgUiEvent {
-        AgUiEvent::RunStarted {
-            thread_id: self.thread_id.clone(),
-            run_id: self.run_id.clone(),
+    fn new(model: &str, usage: &Usage) -> Self {
+        let count = |n: u64| n.min(MAX_COUNT);
+        let part = |n: u64| (n > 0).then_some(count(n));
+        let (input, output) = (count(usage.prompt_tokens), count(usage.completion_tokens));
+        TokenUsage {
+            model: (!model.is_empty()).then(|| model.to_owned()),
+            input_tokens: input,
+            output_tokens: output,
+            total_tokens: count(input + output),
+            reasoning_tokens: part(usage.reasoning_tokens),
+            cached_input_tokens: part(usage.cache_read_tokens),
+            cache_write_input_tokens: part(usage.cache_write_tokens),
         }
-    }
-
-    /// The AG-UI events for one event of the run.
-    pub(crate) fn on_event(&mut self, event: &AgentEvent) -> Vec<AgUiEvent> {
-        let mut events = Vec::new();
-        match event {
-            AgentEvent::TextDelta(text) if !text.is_empty() => self.text(text, &mut events),
-            AgentEvent::Message(message) => self.message(message, &mut events),
-            AgentEvent::ToolResult(record) => {
-                events.push(AgUiEvent::ToolCallResult {
-                    message_id: self.next_id(),
-                    tool_call_id: record.call_id.to_string(),
-                    content: record.content.clone(),
-                    role: "tool",
-                });
-            }
-            AgentEvent::Completed(result) => {
-                self.close_text(&mut events);
-                events.push(self.finished(result));
-            }
-            _ => {}
-        }
-        events
-    }
-
-    /// `RUN_ERROR` for a failed run.
-    pub(crate) fn error(&self, error: &AgentError) -> AgUiEvent {
-        let error = WireError::from(error);
-        AgUiEvent::RunError {
-            message: error.message,
-            code: error.code.into_owned(),
-        }
-    }
-
-    fn text(&mut self, text: &str, events: &mut Vec<AgUiEvent>) {
-        let message_id = self.turn_id();
-        if !self.text_open {
-            self.text_open = true;
-            events.push(AgUiEvent::TextMessageStart {
-                message_id: message_id.clone(),
-                role: "assistant",
-            });
-        }
-        events.push(AgUiEvent::TextMessageContent {
-            message_id,
-            delta: text.to_owned(),
-        });
-    }
-
-    /// The end of a turn: its text (whole, if it did not stream), then its tool calls.
-    fn message(&mut self, message: &Message, events: &mut Vec<AgUiEvent>) {
-        let streamed = self.text_open;
-        if !streamed && !message.content().is_empty() {
-            self.text(message.content(), events);
-        }
-        self.close_text(events);
-        let parent = self.turn_id();
-        for call in message.tool_calls() {
-            events.push(AgUiEvent::ToolCallStart {
-                tool_call_id: call.id.to_string(),
-                tool_call_name: call.name.to_string(),
-                parent_message_id: parent.clone(),
-            });
-            events.push(AgUiEvent::ToolCallArgs {
-                tool_call_id: call.id.to_string(),
-                delta: call.arguments.to_string(),
-            });
-            events.push(AgUiEvent::ToolCallEnd {
-                tool_call_id: call.id.to_string(),
-            });
-        }
-        self.turn = None;
-    }
-
-    fn close_text(&mut self, events: &mut Vec<AgUiEvent>) {
-        if std::mem::take(&mut self.text_open) {
-            let message_id = self.turn_id();
-            events.push(AgUiEvent::TextMessageEnd { message_id });
-        }
-    }
-
-    fn finished(&self, result: &AgentResult) -> AgUiEvent {
-        let (result, outcome) = match (result.status, &result.checkpoint) {
-            (RunStatus::Interrupted, Some(checkpoint)) => {
-                let interrupts = result.interrupts.iter().map(|pending| {
-                    let id = interrupt_id(checkpoint, &pending.id);
-                    interrupt(id, pending)
-                });
-                let interrupts = interrupts.collect();
-                (None, Outcome::Interrupt { interrupts })
-            }
-            _ => {
-                let answer = Value::from(result.final_message.content());
-                (Some(answer), Outcome::Success)
-            }
-        };
-        AgUiEvent::RunFinished {
-            thread_id: self.thread_id.clone(),
-            run_id: self.run_id.clone(),
-            result,
-            outcome,
-        }
-    }
-
-    fn turn_id(&mut self) -> String {
-        if let Some(id) = &self.turn {
-            return id.clone();
-        }
-        let id = self.next_id();
-        self.turn = Some(id.clone());
-        id
-    }
-
-    fn next_id(&mut self) -> String {
-        self.ids += 1;
-        format!("{}-{}", self.run_id, self.ids)
     }
 }
 
 /// An AG-UI `Interrupt`: `reason` `tool_call` (with `toolCallId`) or `hook`, `message`
 /// from the payload when it has one, and the payload itself in `metadata`.
-fn interrupt(id: String, pending: &PendingInterrupt) -> Value {
+pub(crate) fn interrupt(id: String, pending: &PendingInterrupt) -> Value {
     let payload = &pending.payload;
     let message = payload.as_str().or_else(|| {
         let text = |key| payload.get(key).and_then(Value::as_str);
@@ -243,4 +165,30 @@ fn interrupt(id: String, pending: &PendingInterrupt) -> Value {
         interrupt["toolCallId"] = call.id.as_str().into();
     }
     interrupt
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_is_one_entry_per_model_and_none_when_no_call_reported_any() {
+        assert!(TokenUsage::of(&UsageTotals::default()).is_empty());
+
+        let mut totals = UsageTotals::default();
+        totals.add(Some("small"), Usage::new(100, 20, 120).with_cache(60, 0));
+        totals.add(Some("small"), Usage::new(10, 5, 15).with_reasoning(3));
+        totals.add(None, Usage::new(1, 1, 2));
+        let entries = serde_json::to_value(TokenUsage::of(&totals)).unwrap();
+
+        assert_eq!(
+            entries,
+            json!([
+                {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+                {"model": "small", "inputTokens": 110, "outputTokens": 25, "totalTokens": 135,
+                 "reasoningTokens": 3, "cachedInputTokens": 60},
+            ])
+        );
+    }
 }

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::AgUiRun;
+use super::content::AgUiPart;
 use crate::agent::AgentRequest;
 use crate::checkpoint::CheckpointId;
 use crate::interrupt::{Decision, InterruptAddress};
@@ -21,7 +22,7 @@ use crate::server::extract;
 pub(crate) struct RunAgentInput {
     pub(crate) thread_id: String,
     pub(crate) run_id: String,
-    messages: Vec<ChatMessage>,
+    messages: Vec<ChatMessage<AgUiPart>>,
     #[serde(default)]
     context: Vec<Context>,
     #[serde(default)]

@@ -17,9 +17,18 @@
 //!
 //! - `messages` are "the conversation so far": the run's input, after the agent's own
 //!   instruction (`developer` and `system` as system messages, `user`, `assistant` with
-//!   its `toolCalls`, `tool` with its `toolCallId`; text content or `text` parts; other
-//!   roles, such as `activity` and `reasoning`, are read past). The server keeps no
-//!   thread for AG-UI runs: the client holds the conversation, as AG-UI intends.
+//!   its `toolCalls`, `tool` with its `toolCallId`; other roles, such as `activity` and
+//!   `reasoning`, are read past). The server keeps no thread for AG-UI runs: the client
+//!   holds the conversation, as AG-UI intends.
+//! - A user's or a tool's content is text or a list of parts: `text`, `image` and
+//!   `document`, whose `source` is inline (`{type: "data", value, mimeType}`, base64) or
+//!   a URL (`{type: "url", value, mimeType?}`, a `data:` URL read as inline bytes); they
+//!   become the message's [`Part`](crate::content::Part)s (a document a file part,
+//!   named by its `metadata.name` when it has one, as the route writes it). A
+//!   part the server cannot read is refused with 400 `invalid_body`, naming it, never
+//!   dropped: `audio` and `video`, a `file` source (a provider's handle, which AG-UI
+//!   says a consumer must not fetch), and AG-UI 0.x's `binary`, which 1.0 retired.
+//!   System and assistant content is text.
 //! - `context` entries (`{description, value}`) come first, as one system message.
 //! - `threadId`, `runId`, `state` and `forwardedProps` go into the run's extensions as an
 //!   [`AgUiRun`], for handlers and tools to read.
@@ -31,18 +40,52 @@
 //! | AG-UI event | from |
 //! |---|---|
 //! | `RUN_STARTED` `{threadId, runId}` | first, as soon as the run is started |
-//! | `TEXT_MESSAGE_START` `{messageId, role: "assistant"}`, `TEXT_MESSAGE_CONTENT` `{messageId, delta}`, `TEXT_MESSAGE_END` `{messageId}` | the model's text as it streams (a turn that does not stream sends its whole text as one content) |
+//! | `REASONING_START` `{messageId}`, `REASONING_MESSAGE_START` `{messageId, role: "reasoning"}`, `REASONING_MESSAGE_CONTENT` `{messageId, delta}`, `REASONING_MESSAGE_END` `{messageId}`, `REASONING_END` `{messageId}` | the model's reasoning, readable text only, as it streams (a turn whose reasoning did not stream sends each reasoning part's text whole, before the turn's text); the span ends when the turn's text starts or the turn ends |
+//! | `TEXT_MESSAGE_START` `{messageId, role: "assistant"}`, `TEXT_MESSAGE_CONTENT` `{messageId, delta}`, `TEXT_MESSAGE_END` `{messageId}` | the model's text as it streams (a turn that does not stream sends its whole text as one content); its images and files as placeholders (below) |
 //! | `TOOL_CALL_START` `{toolCallId, toolCallName, parentMessageId}`, `TOOL_CALL_ARGS` `{toolCallId, delta}`, `TOOL_CALL_END` `{toolCallId}` | each tool call of a model turn, once the turn is complete (the arguments as one delta) |
-//! | `TOOL_CALL_RESULT` `{messageId, toolCallId, content, role: "tool"}` | each finished call (a failed one too: `content` is what the model read) |
-//! | `RUN_FINISHED` `{threadId, runId, result, outcome: {type: "success"}}` | a completed run; `result` is the final message's text |
-//! | `RUN_FINISHED` `{threadId, runId, outcome: {type: "interrupt", interrupts}}` | a run stopped at its interrupts (below) |
-//! | `RUN_ERROR` `{message, code}` | a failed run, with the stable code of [`ApiError`] |
+//! | `TOOL_CALL_RESULT` `{messageId, toolCallId, content, role: "tool"}` | each finished call (a failed one too: `content` is what the model read); a call that returned images or files has parts for `content` (below) |
+//! | `CUSTOM` `{name: "cost", value: {usd, unpriced?}}` | just before `RUN_FINISHED`, when the agent has [prices](crate::agent::AgentBuilder::prices) and the run's model calls reported usage: what they cost (`unpriced` names the models the table has no price for) |
+//! | `RUN_FINISHED` `{threadId, runId, result, outcome: {type: "success"}, usage?}` | a completed run; `result` is the final message's text (with placeholders) |
+//! | `RUN_FINISHED` `{threadId, runId, outcome: {type: "interrupt", interrupts}, usage?}` | a run stopped at its interrupts (below) |
+//! | `RUN_ERROR` `{message, code, usage?}` | a failed run, with the stable code of [`ApiError`] |
 //!
 //! Tool output chunks and filler messages have no AG-UI event and are not sent. A
 //! request that is refused before its run starts (unknown agent, a body that is not a
 //! `RunAgentInput`, resume ids this server did not send) gets the server's JSON error
 //! and status instead of a stream; a run that fails once started, a refused resume
 //! included (a used checkpoint, a missing decision), ends with `RUN_ERROR`.
+//!
+//! ## Reasoning
+//!
+//! Only the reasoning's readable text is sent: the provider's opaque data (Claude's
+//! signatures, the Responses API's encrypted content, redacted blocks) stays in the
+//! run's messages on the server, for the provider alone, and is never put in an event
+//! (no `REASONING_ENCRYPTED_VALUE`, no `encryptedValue`). Reasoning that is all opaque
+//! (redacted, encrypted) sends no reasoning events. The `@ag-ui/client` makes a
+//! `reasoning` message of each reasoning message; sent back in a later input, it is
+//! read past. AG-UI 1.0 has no `THINKING_*` events any more (they were 0.x's): these
+//! are the `REASONING_*` ones that replaced them.
+//!
+//! ## Images and files
+//!
+//! AG-UI's assistant messages are text, so an image or a file that the model returned
+//! is said in the text as a placeholder (`[an image: image/png, 1234 base64 bytes]`,
+//! `[a file: report.pdf, https://...]`; see [`Part::placeholder`](crate::content::Part::placeholder)),
+//! in the order of the turn's parts (after its text, when the text streamed). A tool
+//! message can hold parts, so a call that returned images
+//! or files has `content` `[{type: "text", text}, {type: "image", source}, {type:
+//! "document", source, metadata: {name}}...]`, with the sources as in the input.
+//!
+//! ## Usage
+//!
+//! `RUN_FINISHED` (and `RUN_ERROR`, for the calls made before the failure) carry
+//! AG-UI's `usage`: one `TokenUsage` per model, `{model?, inputTokens, outputTokens,
+//! totalTokens, reasoningTokens?, cachedInputTokens?, cacheWriteInputTokens?}`, in
+//! AG-UI's accounting, which is ours (the cache and reasoning counts are parts of the
+//! input and output counts); `model` is absent for calls whose model gave no name. It is
+//! left out when no call reported usage, rather than sent as zeros. As AG-UI asks, a run
+//! that resumes an interrupted one counts only the calls it made itself. AG-UI has no
+//! field for a cost, hence the `CUSTOM` `cost` event.
 //!
 //! # Interrupts and resume
 //!
@@ -100,8 +143,10 @@
 //! # }).unwrap();
 //! ```
 
+mod content;
 mod events;
 mod input;
+mod translate;
 
 use std::convert::Infallible;
 
@@ -111,8 +156,9 @@ use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
 use serde_json::Value;
 
-use self::events::{AgUiEvent, Translate};
+use self::events::AgUiEvent;
 pub(crate) use self::input::RunAgentInput;
+use self::translate::Translate;
 use super::error::ApiError;
 use super::extract::{Body, Path};
 use super::identity::Caller;
@@ -153,7 +199,8 @@ pub(crate) async fn run(
 ) -> Result<Response, ApiError> {
     let served = state.served(&name)?;
     let input = RunAgentInput::parse(&body)?;
-    let translate = Translate::new(input.thread_id.clone(), input.run_id.clone());
+    let prices = served.agent.prices().cloned();
+    let translate = Translate::new(input.thread_id.clone(), input.run_id.clone(), prices);
     let request = input.into_request()?;
     let request = request.with_identity(caller.0);
     let run = state.start(served, request).await?;

@@ -14,10 +14,14 @@
 //!
 //! `messages` become the run's input, after the agent's own instruction: `system` and
 //! `developer` messages as system messages, `user`, `assistant` (with its `tool_calls`)
-//! and `tool` messages as they are. Content is text, or a list of `text` parts; other
-//! parts (images, audio) are refused with 400. Sampling options (`temperature`,
-//! `max_tokens`, ...) and `tools` are read past: the agent has its own model options and
-//! tools, and calls its tools inside the run; the client sees the answer.
+//! and `tool` messages as they are. A user's or a tool's content is text or a list of
+//! parts: `text`, `image_url` (a URL, or a `data:` URL read as inline bytes) and `file`
+//! (inline, as `file_data`), which become the message's
+//! [`Part`](crate::content::Part)s; other parts (`input_audio`, a `file` by `file_id`)
+//! are refused with 400 `invalid_body`, naming them. System and assistant content is
+//! text. Sampling options (`temperature`, `max_tokens`, ...) and `tools` are read past:
+//! the agent has its own model options and tools, and calls its tools inside the run;
+//! the client sees the answer.
 //!
 //! # Answers
 //!
@@ -27,7 +31,18 @@
 //! chunk with `finish_reason: "stop"`, then, if `stream_options.include_usage` asked for
 //! it, a chunk with `usage`: the run's, summed over its model calls as they reported
 //! it. The model's reasoning, when it shows it, streams as `delta.reasoning_content`
-//! (as DeepSeek, vLLM and OpenRouter send it); the whole completion leaves it out.
+//! (as DeepSeek, vLLM and OpenRouter send it), turn by turn (a blank line between turns;
+//! a turn whose reasoning did not stream sends it whole); the whole completion has
+//! the final reply's as `message.reasoning_content`. Only its readable text is sent,
+//! never the provider's opaque data (signatures, encrypted content).
+//!
+//! A chat completion's message is text, so an image or a file in the model's reply is
+//! said in the content as a placeholder (`[an image: image/png, 1234 base64 bytes]`,
+//! `[a file: report.pdf, https://...]`; see
+//! [`Part::placeholder`](crate::content::Part::placeholder)), in the order of the
+//! reply's parts (after its text, when the text streamed).
+//! The agent's tool calls and their results are not part of the answer at all (the
+//! client asked the agent, not its tools), images they returned included.
 //!
 //! # Interrupted runs
 //!

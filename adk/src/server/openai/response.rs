@@ -6,8 +6,11 @@ use serde_json::{Value, json};
 use crate::agent::AgentEvent;
 use crate::agent::AgentResult;
 use crate::agent::RunStatus;
+use crate::content::Part;
 use crate::interrupt::PendingInterrupt;
+use crate::message::Message;
 use crate::model::Usage;
+use crate::server::shown;
 
 /// What every completion and chunk of one request shares.
 #[derive(Debug, Clone)]
@@ -29,16 +32,16 @@ impl Envelope {
     /// The `chat.completion` of a finished (or interrupted) run.
     pub(crate) fn completion(&self, result: &AgentResult) -> Value {
         let (content, interrupt) = answer(&self.model, result);
+        let mut message = json!({"role": "assistant", "content": content});
+        if let Some(reasoning) = reasoning(&result.final_message) {
+            message["reasoning_content"] = reasoning.into();
+        }
         let mut completion = json!({
             "id": self.id,
             "object": "chat.completion",
             "created": self.created,
             "model": self.model,
-            "choices": [{
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
-            }],
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
             "usage": usage(&result.usage.total),
         });
         if let Some(interrupt) = interrupt {
@@ -83,10 +86,23 @@ fn usage(usage: &Usage) -> Value {
     })
 }
 
-/// The answer's text and, for an interrupted run, the `adk_interrupt` extension.
+/// The readable text of a reply's reasoning parts, apart by blank lines; `None` when
+/// it has none (its opaque data is never sent).
+fn reasoning(message: &Message) -> Option<String> {
+    let parts = message.parts();
+    let texts = parts.iter().filter_map(|part| match part {
+        Part::Reasoning(reasoning) if !reasoning.text.is_empty() => Some(reasoning.text.as_str()),
+        _ => None,
+    });
+    let joined = texts.collect::<Vec<_>>().join("\n\n");
+    (!joined.is_empty()).then_some(joined)
+}
+
+/// The answer's text (its images and files as placeholders) and, for an interrupted
+/// run, the `adk_interrupt` extension.
 fn answer(model: &str, result: &AgentResult) -> (String, Option<Value>) {
     if result.status != RunStatus::Interrupted {
-        return (result.final_message.content().to_owned(), None);
+        return (shown::text(&result.final_message).into_owned(), None);
     }
     let checkpoint = result.checkpoint.as_ref().map(ToString::to_string);
     let ids: Vec<&str> = result.interrupts.iter().map(|i| i.id.as_str()).collect();
@@ -114,6 +130,10 @@ pub(crate) struct Chunks {
     sent_text: bool,
     /// Whether this turn streamed text deltas (its message then repeats them).
     turn_streamed: bool,
+    /// Whether this turn streamed reasoning deltas (its message then repeats them).
+    turn_reasoned: bool,
+    /// Whether any reasoning is sent (the next turn's starts with a blank line).
+    sent_reasoning: bool,
     /// The run's usage, once it completed.
     usage: Usage,
 }
@@ -125,6 +145,8 @@ impl Chunks {
             started: false,
             sent_text: false,
             turn_streamed: false,
+            turn_reasoned: false,
+            sent_reasoning: false,
             usage: Usage::default(),
         }
     }
@@ -149,17 +171,11 @@ impl Chunks {
                 self.turn_streamed = true;
                 chunks.push(self.text(text, opens_turn));
             }
-            // Reasoning as the servers that show it send it (DeepSeek, vLLM, OpenRouter).
             AgentEvent::ReasoningDelta(text) if !text.is_empty() => {
-                let delta = json!({"reasoning_content": text});
-                chunks.push(self.envelope.chunk(delta, None));
+                let opens_turn = !std::mem::replace(&mut self.turn_reasoned, true);
+                chunks.push(self.reasoning(text, opens_turn));
             }
-            AgentEvent::Message(message) => {
-                if !self.turn_streamed && !message.content().is_empty() {
-                    chunks.push(self.text(message.content(), true));
-                }
-                self.turn_streamed = false;
-            }
+            AgentEvent::Message(message) => self.message(message, &mut chunks),
             AgentEvent::Completed(result) => {
                 self.usage = result.usage.total;
                 let (content, interrupt) = answer(&self.envelope.model, result);
@@ -175,6 +191,39 @@ impl Chunks {
             _ => {}
         }
         chunks
+    }
+
+    /// The end of a turn: its reasoning, if it did not stream; its text, whole if it did
+    /// not stream, with placeholders for its images and files.
+    fn message(&mut self, message: &Message, chunks: &mut Vec<Value>) {
+        if !std::mem::take(&mut self.turn_reasoned)
+            && let Some(reasoning) = reasoning(message)
+        {
+            chunks.push(self.reasoning(&reasoning, true));
+        }
+        if std::mem::take(&mut self.turn_streamed) {
+            if let Some(said) = shown::after_streamed(message) {
+                chunks.push(self.text(&said, false));
+            }
+        } else {
+            let text = shown::text(message);
+            if !text.is_empty() {
+                chunks.push(self.text(&text, true));
+            }
+        }
+    }
+
+    /// Reasoning as the servers that show it send it (DeepSeek, vLLM, OpenRouter); a
+    /// turn's after earlier reasoning starts with a blank line.
+    fn reasoning(&mut self, text: &str, opens_turn: bool) -> Value {
+        let text = if opens_turn && self.sent_reasoning {
+            format!("\n\n{text}")
+        } else {
+            text.to_owned()
+        };
+        self.sent_reasoning = true;
+        self.envelope
+            .chunk(json!({"reasoning_content": text}), None)
     }
 
     /// A text chunk; text that opens a turn after earlier text starts with a blank line.
