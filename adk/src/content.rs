@@ -435,7 +435,10 @@ mod tests {
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn content_takes_no_more_room_than_a_string_nor_a_message_more_than_before_parts() {
-        assert_eq!(std::mem::size_of::<Content>(), std::mem::size_of::<String>());
+        assert_eq!(
+            std::mem::size_of::<Content>(),
+            std::mem::size_of::<String>()
+        );
         assert_eq!(std::mem::size_of::<crate::message::Message>(), 80);
     }
 

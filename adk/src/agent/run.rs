@@ -78,14 +78,15 @@ pub struct Run {
     status: RunStatus,
     /// How many times the model service was called, in the steps finished so far.
     model_calls: usize,
-    /// What the model calls so far used, as they reported it.
-    #[serde(default, skip_serializing_if = "is_unused")]
-    usage: UsageTotals,
+    /// What the model calls so far used, as they reported it; `None` until one did.
+    /// (Boxed: every run's future holds its run, and a run's future that outgrows the
+    /// allocator's small-size cache costs more than the box.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    usage: Option<Box<UsageTotals>>,
 }
 
-fn is_unused(usage: &UsageTotals) -> bool {
-    usage.calls == 0
-}
+/// The usage of a run whose calls reported none.
+static UNUSED: UsageTotals = UsageTotals::EMPTY;
 
 /// The tool calls of one turn: those of the model's last reply.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -108,7 +109,7 @@ impl Run {
             returned: None,
             status: RunStatus::Completed,
             model_calls: 0,
-            usage: UsageTotals::default(),
+            usage: None,
         }
     }
 
@@ -240,11 +241,11 @@ impl Run {
 
     /// What the model calls so far used, as they reported it.
     pub fn usage(&self) -> &UsageTotals {
-        &self.usage
+        self.usage.as_deref().unwrap_or(&UNUSED)
     }
 
     pub(crate) fn add_usage(&mut self, model: Option<&str>, usage: Usage) {
-        self.usage.add(model, usage);
+        self.usage.get_or_insert_default().add(model, usage);
     }
 
     /// The result of a run that stopped at an interrupt: its history so far, and the
@@ -262,7 +263,7 @@ impl Run {
             tool_records: self.records().cloned().collect(),
             iterations: self.context.iteration(),
             model_calls: self.model_calls,
-            usage: self.usage.clone(),
+            usage: self.usage().clone(),
             cost: None,
             locals: self.context.locals().clone(),
             interrupts: Vec::new(),
@@ -290,7 +291,7 @@ impl Run {
             tool_records: records.into_iter().map(Arc::unwrap_or_clone).collect(),
             iterations: self.context.iteration(),
             model_calls: self.model_calls,
-            usage: std::mem::take(&mut self.usage),
+            usage: self.usage.take().map(|usage| *usage).unwrap_or_default(),
             cost: None,
             locals: std::mem::take(self.context.locals_mut()),
             interrupts: Vec::new(),

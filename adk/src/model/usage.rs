@@ -161,6 +161,20 @@ pub struct UsageTotals {
 }
 
 impl UsageTotals {
+    /// No calls.
+    pub const EMPTY: UsageTotals = UsageTotals {
+        total: Usage {
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            total_tokens: 0,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            reasoning_tokens: 0,
+        },
+        by_model: BTreeMap::new(),
+        calls: 0,
+    };
+
     /// Adds one call's usage, under its model's name.
     pub fn add(&mut self, model: Option<&str>, usage: Usage) {
         self.total += usage;

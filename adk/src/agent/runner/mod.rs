@@ -40,9 +40,11 @@ use crate::tool::{Tool, ToolInfo};
 pub(super) struct Runner {
     run: Run,
     work: Work,
-    /// An event that comes after the one just passed on: a filler after the reply's
-    /// message, a whole reply's usage after its text.
-    queued: Option<AgentEvent>,
+    /// The text of a filler, which comes after the reply's message event.
+    filler: Option<String>,
+    /// An event that comes after the one just passed on: a whole reply's usage after
+    /// its text. (Boxed, as it is rare: the run's future holds the room.)
+    queued: Option<Box<AgentEvent>>,
     agent: Arc<AgentInner>,
     chain: Chain,
     /// The run's configuration, as `before_agent` made it.
@@ -105,6 +107,7 @@ impl Runner {
             model_calls: run.model_calls(),
             run,
             work: Work::Unstarted(None),
+            filler: None,
             queued: None,
             chain,
             config: agent.config.clone(),
@@ -219,6 +222,7 @@ impl Runner {
     /// Whether all that is left is to finish.
     pub(super) fn finishing(&self) -> bool {
         matches!(self.work, Work::Idle)
+            && self.filler.is_none()
             && self.queued.is_none()
             && (matches!(self.run.step(), RunStep::Finish | RunStep::Done) || self.interrupted())
     }
@@ -226,8 +230,11 @@ impl Runner {
     /// Takes one step, or reads one event of a step in flight; returns the event to
     /// pass on, if there is one.
     pub(super) async fn advance(&mut self) -> Result<Option<AgentEvent>, AgentError> {
+        if let Some(text) = self.filler.take() {
+            return Ok(Some(AgentEvent::Filler(text)));
+        }
         if let Some(event) = self.queued.take() {
-            return Ok(Some(event));
+            return Ok(Some(*event));
         }
         if let Some(durable) = &mut self.durable {
             durable.save_if_due(&self.run).await?;

@@ -59,7 +59,7 @@ impl Runner {
                 if text.is_none() {
                     return Ok(usage);
                 }
-                self.queued = usage;
+                self.queued = usage.map(Box::new);
                 Ok(text)
             }
             Err(deltas) => {
@@ -126,7 +126,7 @@ impl Runner {
             return Ok(None);
         };
         if self.agent.filler_messages && tool_calls && !reply.content().is_empty() {
-            self.queued = Some(AgentEvent::Filler(reply.content().to_owned()));
+            self.filler = Some(reply.content().to_owned());
         }
         Ok(Some(AgentEvent::Message(reply.clone())))
     }
