@@ -406,3 +406,28 @@ async fn a_fallback_to_openai_after_an_overloaded_answer_sends_no_anthropic_reas
     assert!(result.usage.by_model.contains_key(MODEL));
     assert!(result.usage.by_model.contains_key("gpt-4o-mini"));
 }
+
+#[tokio::test]
+async fn the_cumulative_counts_of_message_delta_replace_the_starts() {
+    let server = Replay::start([Reply::stream("cumulative_usage.sse")]);
+    let agent = Agent::builder(builder(&server.base_url()).build().unwrap())
+        .build()
+        .unwrap();
+
+    let result = agent
+        .run(AgentRequest::user("Weather in NYC?"))
+        .await
+        .unwrap();
+
+    assert_eq!(
+        result.final_message.content(),
+        "I'll check the current weather in New York City for you."
+    );
+    // Anthropic's guide: the counts of `message_delta` are cumulative. Its published
+    // stream starts at 2,679 input tokens and ends at 10,682: the call used 10,682.
+    let usage = result.usage.total;
+    assert_eq!(
+        (usage.prompt_tokens, usage.completion_tokens),
+        (10_682, 510)
+    );
+}
