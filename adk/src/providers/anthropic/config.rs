@@ -6,12 +6,13 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::header::{HeaderMap, HeaderName, HeaderValue};
+use ::http::header::HeaderMap;
 use serde_json::{Map, Value};
 
 use super::cache::CacheBreakpoints;
 use super::error::ConfigError;
 use super::{AnthropicModel, Shared};
+use crate::providers::http;
 
 /// The base URL used when none is given: Anthropic's API.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -231,14 +232,8 @@ impl AnthropicModelBuilder {
             });
         }
         let endpoint = endpoint(&self.base_url)?;
-        let mut client = reqwest::Client::builder().default_headers(self.headers()?);
-        if let Some(timeout) = self.connect_timeout {
-            client = client.connect_timeout(timeout);
-        }
-        if let Some(timeout) = self.read_timeout {
-            client = client.read_timeout(timeout);
-        }
-        let client = client.build().map_err(ConfigError::Client)?;
+        let client = http::client(self.headers()?, self.connect_timeout, self.read_timeout)
+            .map_err(ConfigError::Client)?;
         Ok(AnthropicModel {
             shared: Arc::new(Shared {
                 client,
@@ -255,28 +250,19 @@ impl AnthropicModelBuilder {
 
     /// The headers of every request: the version, the betas, the key, the extra ones.
     fn headers(&self) -> Result<HeaderMap, ConfigError> {
+        let betas = self.betas.join(",");
+        let fixed = [
+            Some(("anthropic-version", API_VERSION, false)),
+            (!betas.is_empty()).then_some(("anthropic-beta", betas.as_str(), false)),
+            (self.api_key.as_deref()).map(|key| ("x-api-key", key, true)),
+        ];
+        let extra =
+            (self.headers.iter()).map(|(name, value)| Some((name.as_str(), value.as_str(), false)));
         let mut headers = HeaderMap::new();
-        let mut add = |name: &str, value: &str, sensitive: bool| {
-            let invalid = |reason: String| ConfigError::InvalidHeader {
-                name: name.to_owned(),
-                reason,
-            };
-            let header =
-                HeaderName::from_bytes(name.as_bytes()).map_err(|e| invalid(e.to_string()))?;
-            let mut value = HeaderValue::from_str(value).map_err(|e| invalid(e.to_string()))?;
-            value.set_sensitive(sensitive);
-            headers.append(header, value);
-            Ok::<_, ConfigError>(())
-        };
-        add("anthropic-version", API_VERSION, false)?;
-        if !self.betas.is_empty() {
-            add("anthropic-beta", &self.betas.join(","), false)?;
-        }
-        if let Some(key) = &self.api_key {
-            add("x-api-key", key, true)?;
-        }
-        for (name, value) in &self.headers {
-            add(name, value, false)?;
+        for (name, value, sensitive) in fixed.into_iter().chain(extra).flatten() {
+            let (name, value) = http::header(name, value, sensitive)
+                .map_err(|(name, reason)| ConfigError::InvalidHeader { name, reason })?;
+            headers.append(name, value);
         }
         Ok(headers)
     }
@@ -284,20 +270,15 @@ impl AnthropicModelBuilder {
 
 /// `{base_url}/v1/messages` (`{base_url}/messages` for a base that ends in `/v1`), checked.
 fn endpoint(base_url: &str) -> Result<reqwest::Url, ConfigError> {
-    let invalid = |reason: &str| ConfigError::InvalidBaseUrl {
-        url: base_url.to_owned(),
-        reason: reason.to_owned(),
-    };
     let base = base_url.trim().trim_end_matches('/');
     let url = match base.ends_with("/v1") {
         true => format!("{base}/messages"),
         false => format!("{base}/v1/messages"),
     };
-    let url = reqwest::Url::parse(&url).map_err(|e| invalid(&e.to_string()))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(invalid("the scheme must be http or https"));
-    }
-    Ok(url)
+    http::endpoint(&url).map_err(|reason| ConfigError::InvalidBaseUrl {
+        url: base_url.to_owned(),
+        reason,
+    })
 }
 
 impl fmt::Debug for AnthropicModelBuilder {

@@ -6,9 +6,9 @@
 use std::error::Error as StdError;
 use std::time::Duration;
 
-use http::{HeaderMap, StatusCode};
+use ::http::{HeaderMap, StatusCode};
 
-use crate::providers::http::{excerpt, retry_after, server_message};
+use crate::providers::http::{self, ProviderError, excerpt, retry_after, server_message};
 use crate::providers::sse::SseError;
 
 /// The status Anthropic answers when it is overloaded (`overloaded_error`).
@@ -175,36 +175,11 @@ impl AnthropicError {
     /// included), for errors that wrap it, such as a `BoxError` from a retry layer or an
     /// [`AgentError`](crate::AgentError).
     pub fn find<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a AnthropicError> {
-        let mut next = Some(error);
-        while let Some(error) = next {
-            if let Some(found) = error.downcast_ref::<AnthropicError>() {
-                return Some(found);
-            }
-            next = error.source();
-        }
-        None
-    }
-
-    /// The error of a request that failed before its response arrived.
-    pub(super) fn from_send(error: reqwest::Error) -> Self {
-        if error.is_timeout() {
-            AnthropicError::Timeout(error)
-        } else {
-            AnthropicError::Request(error)
-        }
-    }
-
-    /// The error of a response body that could not be read to its end.
-    pub(super) fn from_body(error: reqwest::Error) -> Self {
-        if error.is_timeout() {
-            AnthropicError::Timeout(error)
-        } else {
-            AnthropicError::ConnectionDropped(error)
-        }
+        http::find(error)
     }
 
     /// The error for an error response: its status, headers and body.
-    pub(super) fn from_response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
+    fn from_response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
         let (message, kind) = server_message(&String::from_utf8_lossy(body));
         let message =
             message.unwrap_or_else(|| status.canonical_reason().unwrap_or("no message").to_owned());
@@ -259,6 +234,24 @@ impl AnthropicError {
             reason: reason.into(),
             body: excerpt(&String::from_utf8_lossy(body)),
         }
+    }
+}
+
+impl ProviderError for AnthropicError {
+    fn timeout(error: reqwest::Error) -> Self {
+        AnthropicError::Timeout(error)
+    }
+
+    fn request(error: reqwest::Error) -> Self {
+        AnthropicError::Request(error)
+    }
+
+    fn dropped(error: reqwest::Error) -> Self {
+        AnthropicError::ConnectionDropped(error)
+    }
+
+    fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
+        AnthropicError::from_response(status, headers, body)
     }
 }
 

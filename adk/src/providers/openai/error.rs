@@ -5,9 +5,9 @@
 use std::error::Error as StdError;
 use std::time::Duration;
 
-use http::{HeaderMap, StatusCode};
+use ::http::{HeaderMap, StatusCode};
 
-use crate::providers::http::{excerpt, retry_after, server_message};
+use crate::providers::http::{self, ProviderError, excerpt, retry_after, server_message};
 use crate::providers::sse::SseError;
 
 /// Why a call to an OpenAI-compatible server failed.
@@ -145,36 +145,11 @@ impl OpenAiError {
     /// included), for errors that wrap it, such as a `BoxError` from a retry layer or an
     /// [`AgentError`](crate::AgentError).
     pub fn find<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a OpenAiError> {
-        let mut next = Some(error);
-        while let Some(error) = next {
-            if let Some(found) = error.downcast_ref::<OpenAiError>() {
-                return Some(found);
-            }
-            next = error.source();
-        }
-        None
-    }
-
-    /// The error of a request that failed before its response arrived.
-    pub(super) fn from_send(error: reqwest::Error) -> Self {
-        if error.is_timeout() {
-            OpenAiError::Timeout(error)
-        } else {
-            OpenAiError::Request(error)
-        }
-    }
-
-    /// The error of a response body that could not be read to its end.
-    pub(super) fn from_body(error: reqwest::Error) -> Self {
-        if error.is_timeout() {
-            OpenAiError::Timeout(error)
-        } else {
-            OpenAiError::ConnectionDropped(error)
-        }
+        http::find(error)
     }
 
     /// The error for an error response: its status, headers and body.
-    pub(super) fn from_response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
+    fn from_response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
         let (message, code) = server_message(&String::from_utf8_lossy(body));
         let message =
             message.unwrap_or_else(|| status.canonical_reason().unwrap_or("no message").to_owned());
@@ -244,6 +219,24 @@ pub enum ConfigError {
     /// The HTTP client could not be built (e.g. no TLS backend).
     #[error("the HTTP client could not be built: {0}")]
     Client(#[source] reqwest::Error),
+}
+
+impl ProviderError for OpenAiError {
+    fn timeout(error: reqwest::Error) -> Self {
+        OpenAiError::Timeout(error)
+    }
+
+    fn request(error: reqwest::Error) -> Self {
+        OpenAiError::Request(error)
+    }
+
+    fn dropped(error: reqwest::Error) -> Self {
+        OpenAiError::ConnectionDropped(error)
+    }
+
+    fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
+        OpenAiError::from_response(status, headers, body)
+    }
 }
 
 impl From<SseError> for OpenAiError {
