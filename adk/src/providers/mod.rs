@@ -4,6 +4,7 @@
 //! | feature | module | what it provides |
 //! |---------|--------|------------------|
 //! | `openai` | `openai` | a model for OpenAI-compatible chat completion servers: OpenAI, vLLM, Ollama, llama.cpp, ... |
+//! | `anthropic` | `anthropic` | a model for Anthropic's Messages API: Claude, with its thinking, prompt caching, images and PDFs |
 //! | `mcp`   | `mcp`  | tools from MCP servers, over stdio (a child process) and streamable HTTP |
 //!
 //! # Example
@@ -27,9 +28,13 @@
 //! # }
 //! ```
 
+#[cfg(feature = "anthropic")]
+pub mod anthropic;
+#[cfg(any(feature = "openai", feature = "anthropic"))]
+mod http;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "openai")]
 pub mod openai;
-#[cfg(feature = "openai")]
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 pub mod sse;

@@ -5,11 +5,12 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
+use ::http::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Map, Value};
 
 use super::error::ConfigError;
 use super::{OpenAiModel, Shared};
+use crate::providers::http;
 
 /// The base URL used when none is given: OpenAI's API.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -194,35 +195,25 @@ impl OpenAiModelBuilder {
     pub fn build(self) -> Result<OpenAiModel, ConfigError> {
         let model = self.model.clone().ok_or(ConfigError::MissingModel)?;
         let endpoint = endpoint(&self.base_url)?;
+        let key =
+            (self.api_key.as_ref()).map(|key| (AUTHORIZATION.as_str(), format!("Bearer {key}")));
+        let extra = self
+            .headers
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.clone()));
         let mut headers = HeaderMap::new();
-        for (name, value) in &self.headers {
-            let invalid = |reason: String| ConfigError::InvalidHeader {
-                name: name.clone(),
-                reason,
-            };
-            let header =
-                HeaderName::from_bytes(name.as_bytes()).map_err(|e| invalid(e.to_string()))?;
-            let value = HeaderValue::from_str(value).map_err(|e| invalid(e.to_string()))?;
-            headers.append(header, value);
+        for (name, value) in extra {
+            let (name, value) = http::header(name, &value, false)
+                .map_err(|(name, reason)| ConfigError::InvalidHeader { name, reason })?;
+            headers.append(name, value);
         }
-        if let Some(key) = &self.api_key {
-            let mut value = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|e| {
-                ConfigError::InvalidHeader {
-                    name: AUTHORIZATION.to_string(),
-                    reason: e.to_string(),
-                }
-            })?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
+        if let Some((name, value)) = key {
+            let (name, value) = http::header(name, &value, true)
+                .map_err(|(name, reason)| ConfigError::InvalidHeader { name, reason })?;
+            headers.insert(name, value);
         }
-        let mut client = reqwest::Client::builder().default_headers(headers);
-        if let Some(timeout) = self.connect_timeout {
-            client = client.connect_timeout(timeout);
-        }
-        if let Some(timeout) = self.read_timeout {
-            client = client.read_timeout(timeout);
-        }
-        let client = client.build().map_err(ConfigError::Client)?;
+        let client = http::client(headers, self.connect_timeout, self.read_timeout)
+            .map_err(ConfigError::Client)?;
         Ok(OpenAiModel {
             shared: Arc::new(Shared {
                 client,
@@ -239,16 +230,11 @@ impl OpenAiModelBuilder {
 
 /// `{base_url}/chat/completions`, checked.
 fn endpoint(base_url: &str) -> Result<reqwest::Url, ConfigError> {
-    let invalid = |reason: &str| ConfigError::InvalidBaseUrl {
-        url: base_url.to_owned(),
-        reason: reason.to_owned(),
-    };
     let url = format!("{}/chat/completions", base_url.trim().trim_end_matches('/'));
-    let url = reqwest::Url::parse(&url).map_err(|e| invalid(&e.to_string()))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(invalid("the scheme must be http or https"));
-    }
-    Ok(url)
+    http::endpoint(&url).map_err(|reason| ConfigError::InvalidBaseUrl {
+        url: base_url.to_owned(),
+        reason,
+    })
 }
 
 impl fmt::Debug for OpenAiModelBuilder {

@@ -5,9 +5,9 @@
 use std::error::Error as StdError;
 use std::time::Duration;
 
-use http::{HeaderMap, StatusCode};
-use serde_json::Value;
+use ::http::{HeaderMap, StatusCode};
 
+use crate::providers::http::{self, ProviderError, excerpt, retry_after, server_message};
 use crate::providers::sse::SseError;
 
 /// Why a call to an OpenAI-compatible server failed.
@@ -93,9 +93,6 @@ pub enum OpenAiError {
     },
 }
 
-/// The longest piece of a body or chunk kept in an error.
-const EXCERPT: usize = 1000;
-
 impl OpenAiError {
     /// Whether trying the same request again may succeed: rate limits (429), the statuses
     /// 408, 409 and 5xx, failed connections, timeouts, dropped connections, streams cut
@@ -148,36 +145,11 @@ impl OpenAiError {
     /// included), for errors that wrap it, such as a `BoxError` from a retry layer or an
     /// [`AgentError`](crate::AgentError).
     pub fn find<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a OpenAiError> {
-        let mut next = Some(error);
-        while let Some(error) = next {
-            if let Some(found) = error.downcast_ref::<OpenAiError>() {
-                return Some(found);
-            }
-            next = error.source();
-        }
-        None
-    }
-
-    /// The error of a request that failed before its response arrived.
-    pub(super) fn from_send(error: reqwest::Error) -> Self {
-        if error.is_timeout() {
-            OpenAiError::Timeout(error)
-        } else {
-            OpenAiError::Request(error)
-        }
-    }
-
-    /// The error of a response body that could not be read to its end.
-    pub(super) fn from_body(error: reqwest::Error) -> Self {
-        if error.is_timeout() {
-            OpenAiError::Timeout(error)
-        } else {
-            OpenAiError::ConnectionDropped(error)
-        }
+        http::find(error)
     }
 
     /// The error for an error response: its status, headers and body.
-    pub(super) fn from_response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
+    fn from_response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
         let (message, code) = server_message(&String::from_utf8_lossy(body));
         let message =
             message.unwrap_or_else(|| status.canonical_reason().unwrap_or("no message").to_owned());
@@ -221,63 +193,6 @@ impl OpenAiError {
     }
 }
 
-/// The server's message and code from an error body: OpenAI's
-/// `{"error": {"message", "code", "type"}}`, `{"error": "..."}`, `{"message": ...}`,
-/// FastAPI's `{"detail": ...}`, or the body as text. `None` for an empty body.
-fn server_message(body: &str) -> (Option<String>, Option<String>) {
-    let body = body.trim();
-    let Ok(value) = serde_json::from_str::<Value>(body) else {
-        return ((!body.is_empty()).then(|| excerpt(body)), None);
-    };
-    let error = value.get("error").unwrap_or(&value);
-    let text = |v: &Value| match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Null => None,
-        other => Some(other.to_string()),
-    };
-    let message = match error {
-        Value::String(s) => Some(s.clone()),
-        Value::Object(map) => ["message", "detail", "msg"]
-            .iter()
-            .find_map(|key| map.get(*key).and_then(text)),
-        _ => None,
-    };
-    let code = ["code", "type"]
-        .iter()
-        .find_map(|key| error.get(*key).and_then(text));
-    (
-        Some(excerpt(&message.unwrap_or_else(|| error.to_string()))),
-        code,
-    )
-}
-
-/// The wait a server asked for: `retry-after-ms` (OpenAI's, in milliseconds) or
-/// `retry-after` in seconds. The HTTP-date form of `retry-after` is not read.
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let number = |name: &str| -> Option<f64> {
-        let value = headers
-            .get(name)?
-            .to_str()
-            .ok()?
-            .trim()
-            .parse::<f64>()
-            .ok()?;
-        (value.is_finite() && value >= 0.0).then_some(value)
-    };
-    let seconds = number("retry-after-ms")
-        .map(|ms| ms / 1000.0)
-        .or_else(|| number("retry-after"))?;
-    Duration::try_from_secs_f64(seconds).ok()
-}
-
-/// The start of a text, cut on a character boundary.
-pub(super) fn excerpt(text: &str) -> String {
-    match text.char_indices().nth(EXCERPT) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
-    }
-}
-
 /// Why an [`OpenAiModel`](super::OpenAiModel) could not be built.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -306,6 +221,24 @@ pub enum ConfigError {
     Client(#[source] reqwest::Error),
 }
 
+impl ProviderError for OpenAiError {
+    fn timeout(error: reqwest::Error) -> Self {
+        OpenAiError::Timeout(error)
+    }
+
+    fn request(error: reqwest::Error) -> Self {
+        OpenAiError::Request(error)
+    }
+
+    fn dropped(error: reqwest::Error) -> Self {
+        OpenAiError::ConnectionDropped(error)
+    }
+
+    fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
+        OpenAiError::from_response(status, headers, body)
+    }
+}
+
 impl From<SseError> for OpenAiError {
     fn from(error: SseError) -> Self {
         match error {
@@ -326,30 +259,7 @@ mod tests {
 
     use http::{HeaderMap, HeaderValue, StatusCode};
 
-    use super::{OpenAiError, excerpt, server_message};
-
-    #[test]
-    fn the_message_and_code_come_from_the_error_object() {
-        let body =
-            r#"{"error": {"message": "Invalid key", "type": "auth", "code": "invalid_api_key"}}"#;
-        assert_eq!(
-            server_message(body),
-            (Some("Invalid key".into()), Some("invalid_api_key".into()))
-        );
-        assert_eq!(
-            server_message(r#"{"error": "model not loaded"}"#),
-            (Some("model not loaded".into()), None)
-        );
-        assert_eq!(
-            server_message(r#"{"detail": "Not Found"}"#),
-            (Some("Not Found".into()), None)
-        );
-        assert_eq!(
-            server_message("upstream connect error"),
-            (Some("upstream connect error".into()), None)
-        );
-        assert_eq!(server_message("  "), (None, None));
-    }
+    use super::OpenAiError;
 
     #[test]
     fn a_429_is_rate_limited_with_the_wait_in_milliseconds_preferred() {
@@ -386,13 +296,5 @@ mod tests {
         for code in [408, 409, 500, 502, 503, 504, 529] {
             assert!(status(code).is_retryable(), "{code}");
         }
-    }
-
-    #[test]
-    fn a_long_body_is_cut_on_a_character_boundary() {
-        let long = "é".repeat(3000);
-        let cut = excerpt(&long);
-        assert_eq!(cut.chars().count(), 1001);
-        assert!(cut.ends_with('…'));
     }
 }

@@ -129,7 +129,6 @@ use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
 use futures::{FutureExt, TryStreamExt};
-use http::header::CONTENT_TYPE;
 use serde_json::{Map, Value};
 use tower::Service;
 
@@ -142,6 +141,7 @@ use self::wire::ChatCompletion;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::UsageMeter;
+use crate::providers::http::{self, ProviderError};
 use crate::providers::sse::DeltaStream;
 
 /// A model served by an OpenAI-compatible chat completion server.
@@ -205,25 +205,8 @@ impl Shared {
         let body = wire::request_body(&self, &request);
         let meter = request.extensions().get::<UsageMeter>().cloned();
         drop(request);
-        let response = self
-            .client
-            .post(self.endpoint.clone())
-            .json(&body)
-            .send()
-            .await
-            .map_err(OpenAiError::from_send)?;
-        let status = response.status();
-        if !status.is_success() {
-            let headers = response.headers().clone();
-            // A body that cannot be read still leaves the status to report.
-            let body = response.bytes().await.unwrap_or_default();
-            return Err(OpenAiError::from_response(status, &headers, &body));
-        }
-        let is_stream = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|value| value.starts_with("text/event-stream"));
+        let response = http::post::<OpenAiError>(&self.client, &self.endpoint, &body).await?;
+        let is_stream = http::is_event_stream(&response);
         if is_stream {
             let body = response.bytes_stream().map_err(OpenAiError::from_body);
             let model = Some(self.model.clone());

@@ -1,0 +1,217 @@
+//! What the HTTP providers share: their client (default headers, timeouts), the endpoint
+//! checked, one POST whose error status becomes the provider's error ([`ProviderError`]),
+//! and, about failed calls, the server's message and code from an error body, the wait a
+//! `retry-after` header asks for, and excerpts of bodies kept in errors.
+
+use std::error::Error as StdError;
+use std::time::Duration;
+
+use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use http::{HeaderMap, StatusCode};
+use serde_json::Value;
+
+/// How a provider's error is made from what can fail in an HTTP call.
+pub(crate) trait ProviderError: Sized {
+    /// The connect or read timeout passed.
+    fn timeout(error: reqwest::Error) -> Self;
+    /// The request failed before a response arrived.
+    fn request(error: reqwest::Error) -> Self;
+    /// The connection dropped while the body came in.
+    fn dropped(error: reqwest::Error) -> Self;
+    /// The server answered with an error status.
+    fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self;
+
+    /// The error of a request that failed before its response arrived.
+    fn from_send(error: reqwest::Error) -> Self {
+        if error.is_timeout() {
+            Self::timeout(error)
+        } else {
+            Self::request(error)
+        }
+    }
+
+    /// The error of a response body that could not be read to its end.
+    fn from_body(error: reqwest::Error) -> Self {
+        if error.is_timeout() {
+            Self::timeout(error)
+        } else {
+            Self::dropped(error)
+        }
+    }
+}
+
+/// POSTs `body` as JSON; an error status becomes the provider's error, with the server's
+/// message (read from the body) and the wait it asked for.
+pub(crate) async fn post<E: ProviderError>(
+    client: &reqwest::Client,
+    url: &reqwest::Url,
+    body: &Value,
+) -> Result<reqwest::Response, E> {
+    let response = (client.post(url.clone()).json(body).send().await).map_err(E::from_send)?;
+    let status = response.status();
+    if status.is_success() {
+        return Ok(response);
+    }
+    let headers = response.headers().clone();
+    // A body that cannot be read still leaves the status to report.
+    let body = response.bytes().await.unwrap_or_default();
+    Err(E::response(status, &headers, &body))
+}
+
+/// Whether a response is a stream of server-sent events (else a whole JSON reply).
+pub(crate) fn is_event_stream(response: &reqwest::Response) -> bool {
+    (response.headers().get(CONTENT_TYPE))
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/event-stream"))
+}
+
+/// The first `E` in an error's chain of sources (the error itself included).
+pub(crate) fn find<'a, E: StdError + 'static>(
+    error: &'a (dyn StdError + 'static),
+) -> Option<&'a E> {
+    let mut next = Some(error);
+    while let Some(error) = next {
+        if let Some(found) = error.downcast_ref::<E>() {
+            return Some(found);
+        }
+        next = error.source();
+    }
+    None
+}
+
+/// A header, checked: `Err((name, reason))` when the name or value is not valid in HTTP.
+/// A sensitive value (a key) is left out of debug output.
+pub(crate) fn header(
+    name: &str,
+    value: &str,
+    sensitive: bool,
+) -> Result<(HeaderName, HeaderValue), (String, String)> {
+    let invalid = |reason: String| (name.to_owned(), reason);
+    let header = HeaderName::from_bytes(name.as_bytes()).map_err(|e| invalid(e.to_string()))?;
+    let mut value = HeaderValue::from_str(value).map_err(|e| invalid(e.to_string()))?;
+    value.set_sensitive(sensitive);
+    Ok((header, value))
+}
+
+/// A client that sends these headers with every request, with these timeouts.
+pub(crate) fn client(
+    headers: HeaderMap,
+    connect_timeout: Option<Duration>,
+    read_timeout: Option<Duration>,
+) -> Result<reqwest::Client, reqwest::Error> {
+    let mut client = reqwest::Client::builder().default_headers(headers);
+    if let Some(timeout) = connect_timeout {
+        client = client.connect_timeout(timeout);
+    }
+    if let Some(timeout) = read_timeout {
+        client = client.read_timeout(timeout);
+    }
+    client.build()
+}
+
+/// `url` parsed, if it is an `http` or `https` URL; else why not.
+pub(crate) fn endpoint(url: &str) -> Result<reqwest::Url, String> {
+    let url = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err("the scheme must be http or https".to_owned());
+    }
+    Ok(url)
+}
+
+/// The longest piece of a body or chunk kept in an error.
+const EXCERPT: usize = 1000;
+
+/// The server's message and code from an error body: OpenAI's
+/// `{"error": {"message", "code", "type"}}`, `{"error": "..."}`, `{"message": ...}`,
+/// FastAPI's `{"detail": ...}`, or the body as text. `None` for an empty body.
+pub(crate) fn server_message(body: &str) -> (Option<String>, Option<String>) {
+    let body = body.trim();
+    let Ok(value) = serde_json::from_str::<Value>(body) else {
+        return ((!body.is_empty()).then(|| excerpt(body)), None);
+    };
+    let error = value.get("error").unwrap_or(&value);
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => None,
+        other => Some(other.to_string()),
+    };
+    let message = match error {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(map) => ["message", "detail", "msg"]
+            .iter()
+            .find_map(|key| map.get(*key).and_then(text)),
+        _ => None,
+    };
+    let code = ["code", "type"]
+        .iter()
+        .find_map(|key| error.get(*key).and_then(text));
+    (
+        Some(excerpt(&message.unwrap_or_else(|| error.to_string()))),
+        code,
+    )
+}
+
+/// The wait a server asked for: `retry-after-ms` (OpenAI's, in milliseconds) or
+/// `retry-after` in seconds. The HTTP-date form of `retry-after` is not read.
+pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let number = |name: &str| -> Option<f64> {
+        let value = headers
+            .get(name)?
+            .to_str()
+            .ok()?
+            .trim()
+            .parse::<f64>()
+            .ok()?;
+        (value.is_finite() && value >= 0.0).then_some(value)
+    };
+    let seconds = number("retry-after-ms")
+        .map(|ms| ms / 1000.0)
+        .or_else(|| number("retry-after"))?;
+    Duration::try_from_secs_f64(seconds).ok()
+}
+
+/// The start of a text, cut on a character boundary.
+pub(crate) fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::{excerpt, server_message};
+
+    #[test]
+    fn the_message_and_code_come_from_the_error_object() {
+        let body =
+            r#"{"error": {"message": "Invalid key", "type": "auth", "code": "invalid_api_key"}}"#;
+        assert_eq!(
+            server_message(body),
+            (Some("Invalid key".into()), Some("invalid_api_key".into()))
+        );
+        assert_eq!(
+            server_message(r#"{"error": "model not loaded"}"#),
+            (Some("model not loaded".into()), None)
+        );
+        assert_eq!(
+            server_message(r#"{"detail": "Not Found"}"#),
+            (Some("Not Found".into()), None)
+        );
+        assert_eq!(
+            server_message("upstream connect error"),
+            (Some("upstream connect error".into()), None)
+        );
+        assert_eq!(server_message("  "), (None, None));
+    }
+
+    #[test]
+    fn a_long_body_is_cut_on_a_character_boundary() {
+        let long = "é".repeat(3000);
+        let cut = excerpt(&long);
+        assert_eq!(cut.chars().count(), 1001);
+        assert!(cut.ends_with('…'));
+    }
+}
