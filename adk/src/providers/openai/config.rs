@@ -8,6 +8,7 @@ use std::time::Duration;
 use http::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
+use super::endpoint::Endpoint;
 use super::error::ConfigError;
 use super::{OpenAiModel, Shared};
 
@@ -50,29 +51,45 @@ pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(120);
 /// assert_eq!(model.endpoint(), "http://127.0.0.1:8080/v1/chat/completions");
 /// # Ok::<_, tower_adk::providers::openai::ConfigError>(())
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct OpenAiModelBuilder {
-    base_url: String,
-    api_key: Option<String>,
-    model: Option<String>,
-    stream: bool,
+    connection: Connection,
     stream_usage: bool,
     max_completion_tokens: bool,
-    headers: Vec<(String, String)>,
-    extra_body: Map<String, Value>,
-    connect_timeout: Option<Duration>,
-    read_timeout: Option<Duration>,
 }
 
 impl Default for OpenAiModelBuilder {
     fn default() -> Self {
         OpenAiModelBuilder {
+            connection: Connection::default(),
+            stream_usage: true,
+            max_completion_tokens: false,
+        }
+    }
+}
+
+/// What every OpenAI model's builder sets alike ([`OpenAiModelBuilder`] and the Responses
+/// API's builder): where the server is, how to reach it, the model's name, streaming, and
+/// the extra fields of every body.
+#[derive(Clone)]
+pub(super) struct Connection {
+    pub(super) base_url: String,
+    pub(super) api_key: Option<String>,
+    pub(super) model: Option<String>,
+    pub(super) stream: bool,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) extra_body: Map<String, Value>,
+    pub(super) connect_timeout: Option<Duration>,
+    pub(super) read_timeout: Option<Duration>,
+}
+
+impl Default for Connection {
+    fn default() -> Self {
+        Connection {
             base_url: DEFAULT_BASE_URL.to_owned(),
             api_key: None,
             model: None,
             stream: true,
-            stream_usage: true,
-            max_completion_tokens: false,
             headers: Vec::new(),
             extra_body: Map::new(),
             connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
@@ -81,18 +98,12 @@ impl Default for OpenAiModelBuilder {
     }
 }
 
-impl OpenAiModelBuilder {
-    /// A builder with the defaults, then the settings found in the environment:
-    /// `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `OPENAI_MODEL` (empty values count as
-    /// unset). The builder's methods can still change any of them.
-    pub fn from_env() -> Self {
-        OpenAiModelBuilder::default().with_vars(|name| std::env::var(name).ok())
-    }
-
+impl Connection {
     /// Applies the settings that `var` finds (`var` reads the environment, or a map in
-    /// tests).
-    fn with_vars(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
-        let var = |name| var(name).filter(|value| !value.trim().is_empty());
+    /// tests): `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `OPENAI_MODEL`, empty values
+    /// counting as unset.
+    pub(super) fn with_vars(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
+        let var = |name| var(name).filter(|value: &String| !value.trim().is_empty());
         if let Some(url) = var("OPENAI_BASE_URL") {
             self.base_url = url;
         }
@@ -105,95 +116,16 @@ impl OpenAiModelBuilder {
         self
     }
 
-    /// The server's base URL, up to and including the API version, e.g.
-    /// `http://127.0.0.1:8000/v1`; requests go to `{base_url}/chat/completions`.
-    pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = url.into();
-        self
-    }
-
-    /// The API key, sent as `Authorization: Bearer {key}`. Local servers often need none.
-    pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.api_key = Some(key.into());
-        self
-    }
-
-    /// The model name sent with every request (required; local servers that serve one
-    /// model often ignore it).
-    pub fn model(mut self, name: impl Into<String>) -> Self {
-        self.model = Some(name.into());
-        self
-    }
-
-    /// Whether to ask for streamed replies (server-sent events): text then reaches the
-    /// caller as it is produced. Some servers stream tool calls poorly (llama.cpp's Python
-    /// server does only with a named `tool_choice`); turn streaming off for them.
-    pub fn stream(mut self, stream: bool) -> Self {
-        self.stream = stream;
-        self
-    }
-
-    /// Whether a streamed request asks for the usage chunk at the end
-    /// (`"stream_options": {"include_usage": true}`). Turn it off for servers that reject
-    /// `stream_options`.
-    pub fn stream_usage(mut self, include: bool) -> Self {
-        self.stream_usage = include;
-        self
-    }
-
-    /// Sends [`ModelOptions::max_tokens`](crate::ModelOptions::max_tokens) as
-    /// `max_completion_tokens` (which OpenAI's reasoning models require) instead of
-    /// `max_tokens` (which most compatible servers read).
-    pub fn max_completion_tokens(mut self, yes: bool) -> Self {
-        self.max_completion_tokens = yes;
-        self
-    }
-
-    /// Adds a header to every request (e.g. `OpenAI-Organization`, or a test server's
-    /// scenario header).
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
-        self
-    }
-
-    /// Adds a field to the body of every request, for options that only some servers
-    /// have (vLLM's `top_k`, llama.cpp's `min_p`, `response_format`, ...). A field that
-    /// the request sets from its [`ModelOptions`](crate::ModelOptions) or its content wins
-    /// over an extra field of the same name.
-    pub fn extra_body(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.extra_body.insert(name.into(), value.into());
-        self
-    }
-
-    /// The longest wait for a connection; `None` waits as long as the system does.
-    pub fn connect_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-
-    /// The longest silence of the server, reset by every piece of the reply that arrives:
-    /// the wait for the response head, for a whole non-streamed reply, or between two
-    /// pieces of a stream. A stalled server then fails the call with
-    /// [`OpenAiError::Timeout`](super::OpenAiError::Timeout) instead of hanging it. `None`
-    /// waits forever. It does not bound a stream that keeps sending (keep-alive comments
-    /// included): for a deadline on a whole run use the agent's
-    /// [`run_timeout`](crate::AgentBuilder::run_timeout); a tower timeout layer around the
-    /// model stops counting once the stream is returned.
-    pub fn read_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.read_timeout = timeout;
-        self
-    }
-
-    /// Builds the model and its HTTP client.
+    /// The HTTP client and the URL of `{base_url}/{path}`, for the model named.
     ///
     /// # Errors
     ///
     /// [`ConfigError`] when no model name is set, the base URL is not an `http(s)` URL,
     /// a header (or the API key) is not a valid header value, or the client cannot be
     /// built.
-    pub fn build(self) -> Result<OpenAiModel, ConfigError> {
+    pub(super) fn endpoint(&self, path: &str) -> Result<Endpoint, ConfigError> {
         let model = self.model.clone().ok_or(ConfigError::MissingModel)?;
-        let endpoint = endpoint(&self.base_url)?;
+        let url = url(&self.base_url, path)?;
         let mut headers = HeaderMap::new();
         for (name, value) in &self.headers {
             let invalid = |reason: String| ConfigError::InvalidHeader {
@@ -223,27 +155,132 @@ impl OpenAiModelBuilder {
             client = client.read_timeout(timeout);
         }
         let client = client.build().map_err(ConfigError::Client)?;
+        Ok(Endpoint { client, url, model })
+    }
+}
+
+impl OpenAiModelBuilder {
+    /// A builder with the defaults, then the settings found in the environment:
+    /// `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `OPENAI_MODEL` (empty values count as
+    /// unset). The builder's methods can still change any of them.
+    pub fn from_env() -> Self {
+        OpenAiModelBuilder::default().with_vars(|name| std::env::var(name).ok())
+    }
+
+    /// Applies the settings that `var` finds (`var` reads the environment, or a map in
+    /// tests).
+    fn with_vars(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
+        self.connection = self.connection.with_vars(var);
+        self
+    }
+
+    /// The server's base URL, up to and including the API version, e.g.
+    /// `http://127.0.0.1:8000/v1`; requests go to `{base_url}/chat/completions`.
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.connection.base_url = url.into();
+        self
+    }
+
+    /// The API key, sent as `Authorization: Bearer {key}`. Local servers often need none.
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.connection.api_key = Some(key.into());
+        self
+    }
+
+    /// The model name sent with every request (required; local servers that serve one
+    /// model often ignore it).
+    pub fn model(mut self, name: impl Into<String>) -> Self {
+        self.connection.model = Some(name.into());
+        self
+    }
+
+    /// Whether to ask for streamed replies (server-sent events): text then reaches the
+    /// caller as it is produced. Some servers stream tool calls poorly (llama.cpp's Python
+    /// server does only with a named `tool_choice`); turn streaming off for them.
+    pub fn stream(mut self, stream: bool) -> Self {
+        self.connection.stream = stream;
+        self
+    }
+
+    /// Whether a streamed request asks for the usage chunk at the end
+    /// (`"stream_options": {"include_usage": true}`). Turn it off for servers that reject
+    /// `stream_options`.
+    pub fn stream_usage(mut self, include: bool) -> Self {
+        self.stream_usage = include;
+        self
+    }
+
+    /// Sends [`ModelOptions::max_tokens`](crate::ModelOptions::max_tokens) as
+    /// `max_completion_tokens` (which OpenAI's reasoning models require) instead of
+    /// `max_tokens` (which most compatible servers read).
+    pub fn max_completion_tokens(mut self, yes: bool) -> Self {
+        self.max_completion_tokens = yes;
+        self
+    }
+
+    /// Adds a header to every request (e.g. `OpenAI-Organization`, or a test server's
+    /// scenario header).
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.connection.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Adds a field to the body of every request, for options that only some servers
+    /// have (vLLM's `top_k`, llama.cpp's `min_p`, `response_format`, ...). A field that
+    /// the request sets from its [`ModelOptions`](crate::ModelOptions) or its content wins
+    /// over an extra field of the same name.
+    pub fn extra_body(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.connection.extra_body.insert(name.into(), value.into());
+        self
+    }
+
+    /// The longest wait for a connection; `None` waits as long as the system does.
+    pub fn connect_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.connection.connect_timeout = timeout;
+        self
+    }
+
+    /// The longest silence of the server, reset by every piece of the reply that arrives:
+    /// the wait for the response head, for a whole non-streamed reply, or between two
+    /// pieces of a stream. A stalled server then fails the call with
+    /// [`OpenAiError::Timeout`](super::OpenAiError::Timeout) instead of hanging it. `None`
+    /// waits forever. It does not bound a stream that keeps sending (keep-alive comments
+    /// included): for a deadline on a whole run use the agent's
+    /// [`run_timeout`](crate::AgentBuilder::run_timeout); a tower timeout layer around the
+    /// model stops counting once the stream is returned.
+    pub fn read_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.connection.read_timeout = timeout;
+        self
+    }
+
+    /// Builds the model and its HTTP client.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when no model name is set, the base URL is not an `http(s)` URL,
+    /// a header (or the API key) is not a valid header value, or the client cannot be
+    /// built.
+    pub fn build(self) -> Result<OpenAiModel, ConfigError> {
+        let endpoint = self.connection.endpoint("chat/completions")?;
         Ok(OpenAiModel {
             shared: Arc::new(Shared {
-                client,
                 endpoint,
-                model,
-                stream: self.stream,
+                stream: self.connection.stream,
                 stream_usage: self.stream_usage,
                 max_completion_tokens: self.max_completion_tokens,
-                extra_body: self.extra_body,
+                extra_body: self.connection.extra_body,
             }),
         })
     }
 }
 
-/// `{base_url}/chat/completions`, checked.
-fn endpoint(base_url: &str) -> Result<reqwest::Url, ConfigError> {
+/// `{base_url}/{path}`, checked.
+fn url(base_url: &str, path: &str) -> Result<reqwest::Url, ConfigError> {
     let invalid = |reason: &str| ConfigError::InvalidBaseUrl {
         url: base_url.to_owned(),
         reason: reason.to_owned(),
     };
-    let url = format!("{}/chat/completions", base_url.trim().trim_end_matches('/'));
+    let url = format!("{}/{path}", base_url.trim().trim_end_matches('/'));
     let url = reqwest::Url::parse(&url).map_err(|e| invalid(&e.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(invalid("the scheme must be http or https"));
@@ -251,23 +288,15 @@ fn endpoint(base_url: &str) -> Result<reqwest::Url, ConfigError> {
     Ok(url)
 }
 
-impl fmt::Debug for OpenAiModelBuilder {
+impl fmt::Debug for Connection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiModelBuilder")
+        let headers: Vec<_> = self.headers.iter().map(|(name, _)| name).collect();
+        f.debug_struct("Connection")
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("model", &self.model)
             .field("stream", &self.stream)
-            .field("stream_usage", &self.stream_usage)
-            .field("max_completion_tokens", &self.max_completion_tokens)
-            .field(
-                "headers",
-                &self
-                    .headers
-                    .iter()
-                    .map(|(name, _)| name)
-                    .collect::<Vec<_>>(),
-            )
+            .field("headers", &headers)
             .field("extra_body", &self.extra_body)
             .field("connect_timeout", &self.connect_timeout)
             .field("read_timeout", &self.read_timeout)

@@ -1,0 +1,90 @@
+//! One HTTP call to an OpenAI server, as every OpenAI model makes it: the JSON body
+//! posted to its endpoint, an error status read into an [`OpenAiError`], and the reply
+//! handed over as a stream of server-sent events or as a whole body
+//! ([`Endpoint::send`]); then the reply read into a [`ModelResponse`], its usage recorded
+//! in the request's meter ([`streamed`], [`whole`]).
+
+use futures::TryStreamExt;
+use http::header::CONTENT_TYPE;
+use serde::Serialize;
+
+use super::error::OpenAiError;
+use crate::message::Message;
+use crate::model::ModelResponse;
+use crate::model::{Usage, UsageMeter};
+use crate::providers::sse::{Decode, DeltaStream};
+
+/// Where a model's requests go: the HTTP client (and its connection pool), the URL, and
+/// the model name sent with every request.
+#[derive(Debug)]
+pub(super) struct Endpoint {
+    pub(super) client: reqwest::Client,
+    pub(super) url: reqwest::Url,
+    pub(super) model: String,
+}
+
+/// A reply whose head has arrived.
+pub(super) enum Reply {
+    /// Server-sent events (`text/event-stream`), still coming.
+    Events(reqwest::Response),
+    /// A whole body.
+    Whole(Vec<u8>),
+}
+
+impl Endpoint {
+    /// Posts `body`; an error status becomes its [`OpenAiError`] (with the server's
+    /// message and the wait it asked for).
+    pub(super) async fn send(&self, body: &impl Serialize) -> Result<Reply, OpenAiError> {
+        let response = (self.client.post(self.url.clone()).json(body).send().await)
+            .map_err(OpenAiError::from_send)?;
+        let status = response.status();
+        if !status.is_success() {
+            let headers = response.headers().clone();
+            // A body that cannot be read still leaves the status to report.
+            let body = response.bytes().await.unwrap_or_default();
+            return Err(OpenAiError::from_response(status, &headers, &body));
+        }
+        let is_stream = (response.headers().get(CONTENT_TYPE))
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("text/event-stream"));
+        if is_stream {
+            return Ok(Reply::Events(response));
+        }
+        let body = response.bytes().await.map_err(OpenAiError::from_body)?;
+        // Without a copy when the body came in one piece.
+        Ok(Reply::Whole(Vec::from(body)))
+    }
+}
+
+/// A streamed reply read by `decoder`; its usage goes to the meter and is reported under
+/// the model's name.
+pub(super) fn streamed<D>(
+    response: reqwest::Response,
+    decoder: D,
+    meter: Option<UsageMeter>,
+    model: &str,
+) -> ModelResponse
+where
+    D: Decode<Error = OpenAiError> + Send + 'static,
+{
+    let body = response.bytes_stream().map_err(OpenAiError::from_body);
+    let deltas = DeltaStream::new(body, decoder, meter, Some(model.to_owned()));
+    ModelResponse::stream(deltas)
+}
+
+/// A whole reply; its usage, if the server gave it, goes to the meter and is reported
+/// under the model's name.
+pub(super) fn whole(
+    message: Message,
+    usage: Option<Usage>,
+    meter: Option<UsageMeter>,
+    model: &str,
+) -> ModelResponse {
+    let Some(usage) = usage else {
+        return ModelResponse::message(message);
+    };
+    if let Some(meter) = meter {
+        meter.record(usage);
+    }
+    ModelResponse::message(message).with_usage(Some(model.to_owned()), usage)
+}
