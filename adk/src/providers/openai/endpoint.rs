@@ -6,7 +6,6 @@
 
 use futures::TryStreamExt;
 use http::header::CONTENT_TYPE;
-use serde::Serialize;
 
 use super::error::OpenAiError;
 use crate::message::Message;
@@ -32,11 +31,12 @@ pub(super) enum Reply {
 }
 
 impl Endpoint {
-    /// Posts `body`; an error status becomes its [`OpenAiError`] (with the server's
-    /// message and the wait it asked for).
-    pub(super) async fn send(&self, body: &impl Serialize) -> Result<Reply, OpenAiError> {
-        let response = (self.client.post(self.url.clone()).json(body).send().await)
-            .map_err(OpenAiError::from_send)?;
+    /// Posts `body`, JSON; an error status becomes its [`OpenAiError`] (with the
+    /// server's message and the wait it asked for).
+    pub(super) async fn send(&self, body: Vec<u8>) -> Result<Reply, OpenAiError> {
+        let request = self.client.post(self.url.clone());
+        let request = request.header(CONTENT_TYPE, "application/json").body(body);
+        let response = request.send().await.map_err(OpenAiError::from_send)?;
         let status = response.status();
         if !status.is_success() {
             let headers = response.headers().clone();

@@ -206,7 +206,9 @@ impl Shared {
         let meter = request.extensions().get::<UsageMeter>().cloned();
         drop(request);
         let model = &self.endpoint.model;
-        let body = match self.endpoint.send(&body).await? {
+        // Writing out a JSON value cannot fail.
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let body = match self.endpoint.send(body).await? {
             Reply::Events(response) => {
                 return Ok(endpoint::streamed(
                     response,

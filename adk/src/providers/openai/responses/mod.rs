@@ -199,7 +199,7 @@ impl Shared {
         let meter = request.extensions().get::<UsageMeter>().cloned();
         drop(request);
         let model = &self.endpoint.model;
-        let body = match self.endpoint.send(&body).await? {
+        let body = match self.endpoint.send(body).await? {
             Reply::Events(response) => {
                 return Ok(endpoint::streamed(
                     response,

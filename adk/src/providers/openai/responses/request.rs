@@ -39,6 +39,44 @@ struct Body<'a> {
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     include: &'static [&'static str],
     stream: bool,
+    /// The extra fields of the builder that the fields above do not set.
+    #[serde(flatten)]
+    extra: Extra<'a>,
+}
+
+/// Extra fields, but those named in `set`.
+struct Extra<'a> {
+    fields: &'a Map<String, Value>,
+    set: Vec<&'static str>,
+}
+
+impl Serialize for Extra<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let fields = (self.fields.iter()).filter(|(name, _)| !self.set.contains(&name.as_str()));
+        serializer.collect_map(fields)
+    }
+}
+
+impl Body<'_> {
+    /// The names of the fields this body sets (those an extra field must not repeat).
+    fn set(&self) -> Vec<&'static str> {
+        let optional = [
+            ("instructions", self.instructions.is_some()),
+            ("tools", !self.tools.is_empty()),
+            ("tool_choice", self.tool_choice.is_some()),
+            ("parallel_tool_calls", self.parallel_tool_calls.is_some()),
+            ("temperature", self.temperature.is_some()),
+            ("top_p", self.top_p.is_some()),
+            ("max_output_tokens", self.max_output_tokens.is_some()),
+            ("text", self.text.is_some()),
+            ("reasoning", self.reasoning.is_some()),
+            ("include", !self.include.is_empty()),
+        ];
+        let present = optional.into_iter().filter(|(_, set)| *set);
+        let mut names = vec!["model", "input", "store", "stream"];
+        names.extend(present.map(|(name, _)| name));
+        names
+    }
 }
 
 /// One item of `input`.
@@ -50,13 +88,6 @@ enum Item<'a> {
         role: &'static str,
         content: Input<'a>,
     },
-    /// A reasoning item of this provider, as it came.
-    Reasoning {
-        id: &'a str,
-        summary: Vec<Summary<'a>>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        encrypted_content: Option<&'a str>,
-    },
     FunctionCall {
         call_id: &'a str,
         name: &'a str,
@@ -66,6 +97,22 @@ enum Item<'a> {
         call_id: &'a str,
         output: Input<'a>,
     },
+    /// A reasoning item of this provider, written as the API writes it.
+    #[serde(untagged)]
+    Reasoning(ReasoningItem<'a>),
+}
+
+/// A reasoning item, its fields in the order the API writes them (`id`, `type`,
+/// `encrypted_content`, `summary`): an item of one summary part goes back byte for byte
+/// as it came.
+#[derive(Serialize)]
+struct ReasoningItem<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    encrypted_content: Option<&'a str>,
+    summary: Vec<Summary<'a>>,
 }
 
 /// Text, or input parts.
@@ -104,12 +151,13 @@ struct Summary<'a> {
     text: &'a str,
 }
 
-/// The JSON body for one model request.
-pub(super) fn body(shared: &Shared, request: &ModelRequest) -> Value {
+/// The JSON body for one model request, written out (its items' fields in the order the
+/// API writes them, which a JSON value would not keep).
+pub(super) fn body(shared: &Shared, request: &ModelRequest) -> Vec<u8> {
     let options = &request.options;
     let has_tools = !request.tools.is_empty();
     let (instructions, history) = instructions(&request.messages);
-    let body = Body {
+    let mut body = Body {
         model: &shared.endpoint.model,
         instructions,
         input: items(history),
@@ -133,16 +181,14 @@ pub(super) fn body(shared: &Shared, request: &ModelRequest) -> Value {
             &[]
         },
         stream: shared.stream,
+        extra: Extra {
+            fields: &shared.extra_body,
+            set: Vec::new(),
+        },
     };
-    let mut body = match serde_json::to_value(body) {
-        Ok(Value::Object(map)) => map,
-        // Serializing strings, numbers and JSON values cannot fail.
-        _ => Map::new(),
-    };
-    for (name, value) in &shared.extra_body {
-        body.entry(name.clone()).or_insert_with(|| value.clone());
-    }
-    Value::Object(body)
+    body.extra.set = body.set();
+    // Writing out strings, numbers and JSON values cannot fail.
+    serde_json::to_vec(&body).unwrap_or_default()
 }
 
 /// The system messages that open the history, joined, as `instructions`; and the rest.
@@ -262,11 +308,12 @@ fn reasoning_item(reasoning: &Reasoning) -> Option<Item<'_>> {
         }]
     };
     let encrypted = reasoning.kind.as_deref() == Some("encrypted_content");
-    Some(Item::Reasoning {
+    Some(Item::Reasoning(ReasoningItem {
         id,
-        summary,
+        kind: "reasoning",
         encrypted_content: reasoning.data.as_deref().filter(|_| encrypted),
-    })
+        summary,
+    }))
 }
 
 /// A user message's content, or a tool's output: text as a string, parts as input parts.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures::{StreamExt, executor, stream};
 use serde_json::{Value, json};
 
-use super::request::body;
+use super::request;
 use super::{EventDecoder, ReasoningEffort, ReasoningSummary, ResponsesModel};
 use crate::content::{Content, Part, Reasoning, Source};
 use crate::message::{Message, ToolCall};
@@ -15,6 +15,10 @@ use crate::model::{MessageAccumulator, ModelDelta, ModelRequest, ToolChoice, Usa
 use crate::providers::openai::OpenAiError;
 use crate::providers::sse::DeltaStream;
 use crate::tool::ToolInfo;
+
+fn body(shared: &super::Shared, request: &ModelRequest) -> Value {
+    serde_json::from_slice(&request::body(shared, request)).unwrap()
+}
 
 fn model() -> ResponsesModel {
     ResponsesModel::builder()
