@@ -7,10 +7,10 @@
 use serde_json::json;
 
 /// How many events the stream has.
-pub const EVENTS: usize = 1_000;
+pub(crate) const EVENTS: usize = 1_000;
 
 /// The stream's bytes.
-pub fn body() -> Vec<u8> {
+pub(crate) fn body() -> Vec<u8> {
     let response = |status: &str, usage: serde_json::Value| {
         json!({"id": "resp_67ccd7eca01881908ff0b5146584e408072912b2993db808", "object": "response",
                "created_at": 1741487325, "status": status, "error": null, "incomplete_details": null,
@@ -71,7 +71,7 @@ pub fn body() -> Vec<u8> {
     let mut bytes = Vec::new();
     for (seq, mut event) in events.into_iter().enumerate() {
         event["sequence_number"] = json!(seq);
-        let kind = event["type"].as_str().unwrap().to_owned();
+        let kind = event["type"].as_str().unwrap_or_default().to_owned();
         bytes.extend_from_slice(format!("event: {kind}\ndata: {event}\n\n").as_bytes());
     }
     bytes
