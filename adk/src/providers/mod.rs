@@ -4,6 +4,7 @@
 //! | feature | module | what it provides |
 //! |---------|--------|------------------|
 //! | `openai` | `openai` | a model for OpenAI-compatible chat completion servers: OpenAI, vLLM, Ollama, llama.cpp, ... |
+//! | `openai-responses` | `openai::responses` | a model for OpenAI's Responses API (and gateways that serve it, such as LiteLLM): reasoning items kept and sent back byte for byte |
 //! | `mcp`   | `mcp`  | tools from MCP servers, over stdio (a child process) and streamable HTTP |
 //!
 //! # Example

@@ -4,7 +4,7 @@
 //!
 //! [`ResponsesModel`] is a tower service at the model seam, like
 //! [`OpenAiModel`](super::OpenAiModel), whose configuration, HTTP client and errors
-//! ([`OpenAiError`](super::OpenAiError)) it shares. What it adds is the reasoning: a
+//! ([`OpenAiError`]) it shares. What it adds is the reasoning: a
 //! reasoning model's reasoning items come back as [`Reasoning`](crate::content::Reasoning)
 //! parts of the assistant's turn and go back to the model, byte for byte and in their
 //! place, on the next turns, so the model goes on from its own reasoning after a tool
@@ -42,7 +42,7 @@
 //! let mut run = agent.run(AgentRequest::user("What time is it?"));
 //! while let Some(event) = run.next().await {
 //!     match event? {
-//!         AgentEvent::ReasoningDelta { text, .. } => eprint!("{text}"),
+//!         AgentEvent::ReasoningDelta(text) => eprint!("{text}"),
 //!         AgentEvent::Completed(result) => println!("{}", result.final_message.content()),
 //!         _ => {}
 //!     }
@@ -94,13 +94,13 @@
 //!
 //! The usage (`input_tokens` with `input_tokens_details.cached_tokens`, `output_tokens`
 //! with `output_tokens_details.reasoning_tokens`) goes to the
-//! [`UsageMeter`](crate::model::UsageMeter) found in the request's extensions and is
+//! [`UsageMeter`] found in the request's extensions and is
 //! reported as [`ModelDelta::Usage`](crate::ModelDelta::Usage) under the configured model
 //! name, as for [`OpenAiModel`](super::OpenAiModel).
 //!
 //! # Errors and retries
 //!
-//! Every failure is an [`OpenAiError`](super::OpenAiError): 429 is
+//! Every failure is an [`OpenAiError`]: 429 is
 //! [`RateLimited`](super::OpenAiError::RateLimited), other statuses
 //! [`Status`](super::OpenAiError::Status) (5xx retryable), and a `response.failed` or
 //! `error` event a retryable [`StreamError`](super::OpenAiError::StreamError) with the
