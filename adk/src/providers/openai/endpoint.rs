@@ -1,8 +1,8 @@
-//! One HTTP call to an OpenAI server, as every OpenAI model makes it: the JSON body
-//! posted to its endpoint, an error status read into an [`OpenAiError`], and the reply
-//! handed over as a stream of server-sent events or as a whole body
-//! ([`Endpoint::send`]); then the reply read into a [`ModelResponse`], its usage recorded
-//! in the request's meter ([`streamed`], [`whole`]).
+//! One HTTP call to an OpenAI server, as every OpenAI model makes it ([`Endpoint::call`]):
+//! the JSON body posted to its endpoint, an error status read into an [`OpenAiError`], and
+//! the reply read into a [`ModelResponse`], as a stream of server-sent events (by the
+//! model's decoder) or whole (by the model's parser), its usage recorded in the request's
+//! meter and reported under the model's name.
 
 use futures::TryStreamExt;
 use http::header::CONTENT_TYPE;
@@ -23,7 +23,7 @@ pub(super) struct Endpoint {
 }
 
 /// A reply whose head has arrived.
-pub(super) enum Reply {
+enum Reply {
     /// Server-sent events (`text/event-stream`), still coming.
     Events(reqwest::Response),
     /// A whole body.
@@ -31,9 +31,30 @@ pub(super) enum Reply {
 }
 
 impl Endpoint {
+    /// Posts `body` (JSON) and reads the reply: a stream with `decoder`, a whole body
+    /// with `whole` (the message and the usage it reports).
+    pub(super) async fn call<D>(
+        &self,
+        body: Vec<u8>,
+        meter: Option<UsageMeter>,
+        decoder: D,
+        whole: impl FnOnce(&[u8]) -> Result<(Message, Option<Usage>), OpenAiError>,
+    ) -> Result<ModelResponse, OpenAiError>
+    where
+        D: Decode<Error = OpenAiError> + Send + 'static,
+    {
+        match self.send(body).await? {
+            Reply::Events(response) => Ok(streamed(response, decoder, meter, &self.model)),
+            Reply::Whole(body) => {
+                let (message, usage) = whole(&body)?;
+                Ok(self::whole(message, usage, meter, &self.model))
+            }
+        }
+    }
+
     /// Posts `body`, JSON; an error status becomes its [`OpenAiError`] (with the
     /// server's message and the wait it asked for).
-    pub(super) async fn send(&self, body: Vec<u8>) -> Result<Reply, OpenAiError> {
+    async fn send(&self, body: Vec<u8>) -> Result<Reply, OpenAiError> {
         let request = self.client.post(self.url.clone());
         let request = request.header(CONTENT_TYPE, "application/json").body(body);
         let response = request.send().await.map_err(OpenAiError::from_send)?;
@@ -58,7 +79,7 @@ impl Endpoint {
 
 /// A streamed reply read by `decoder`; its usage goes to the meter and is reported under
 /// the model's name.
-pub(super) fn streamed<D>(
+fn streamed<D>(
     response: reqwest::Response,
     decoder: D,
     meter: Option<UsageMeter>,
@@ -74,7 +95,7 @@ where
 
 /// A whole reply; its usage, if the server gave it, goes to the meter and is reported
 /// under the model's name.
-pub(super) fn whole(
+fn whole(
     message: Message,
     usage: Option<Usage>,
     meter: Option<UsageMeter>,

@@ -138,7 +138,7 @@ use tower::Service;
 pub use self::config::{
     DEFAULT_BASE_URL, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, OpenAiModelBuilder,
 };
-use self::endpoint::{Endpoint, Reply};
+use self::endpoint::Endpoint;
 pub use self::error::{ConfigError, OpenAiError};
 use self::sse::ChunkDecoder;
 use self::wire::ChatCompletion;
@@ -205,24 +205,16 @@ impl Shared {
         let body = wire::request_body(&self, &request);
         let meter = request.extensions().get::<UsageMeter>().cloned();
         drop(request);
-        let model = &self.endpoint.model;
         // Writing out a JSON value cannot fail.
         let body = serde_json::to_vec(&body).unwrap_or_default();
-        let body = match self.endpoint.send(body).await? {
-            Reply::Events(response) => {
-                return Ok(endpoint::streamed(
-                    response,
-                    ChunkDecoder::new(),
-                    meter,
-                    model,
-                ));
-            }
-            Reply::Whole(body) => body,
+        let whole = |body: &[u8]| {
+            let completion: ChatCompletion = serde_json::from_slice(body)
+                .map_err(|e| OpenAiError::malformed_response(e.to_string(), body))?;
+            completion.into_message(body)
         };
-        let completion: ChatCompletion = serde_json::from_slice(&body)
-            .map_err(|e| OpenAiError::malformed_response(e.to_string(), &body))?;
-        let (message, usage) = completion.into_message(&body)?;
-        Ok(endpoint::whole(message, usage, meter, model))
+        self.endpoint
+            .call(body, meter, ChunkDecoder::new(), whole)
+            .await
     }
 }
 

@@ -130,7 +130,7 @@ use tower::Service;
 pub use self::config::{ReasoningEffort, ReasoningSummary, ResponsesModelBuilder};
 pub use self::decoder::EventDecoder;
 use self::reply::WholeResponse;
-use super::endpoint::{self, Endpoint, Reply};
+use super::endpoint::Endpoint;
 use super::{ConfigError, OpenAiError, ResponseFuture};
 use crate::model::{ModelRequest, ModelResponse, UsageMeter};
 
@@ -198,22 +198,14 @@ impl Shared {
         let body = request::body(&self, &request);
         let meter = request.extensions().get::<UsageMeter>().cloned();
         drop(request);
-        let model = &self.endpoint.model;
-        let body = match self.endpoint.send(body).await? {
-            Reply::Events(response) => {
-                return Ok(endpoint::streamed(
-                    response,
-                    EventDecoder::new(),
-                    meter,
-                    model,
-                ));
-            }
-            Reply::Whole(body) => body,
+        let whole = |body: &[u8]| {
+            let response: WholeResponse = serde_json::from_slice(body)
+                .map_err(|e| OpenAiError::malformed_response(e.to_string(), body))?;
+            response.into_message()
         };
-        let response: WholeResponse = serde_json::from_slice(&body)
-            .map_err(|e| OpenAiError::malformed_response(e.to_string(), &body))?;
-        let (message, usage) = response.into_message()?;
-        Ok(endpoint::whole(message, usage, meter, model))
+        self.endpoint
+            .call(body, meter, EventDecoder::new(), whole)
+            .await
     }
 }
 
