@@ -6,8 +6,13 @@
 //! figure to read is the time per iteration divided by 1,000: the cost per chunk.
 //! `decode` adds the JSON of each chunk (`ChunkDecoder`), for scale.
 //!
+//! With `openai-responses`, `responses_decode` reads a Responses API stream of as many
+//! events (`streams/responses.rs`: reasoning summary, text and function-call deltas, the
+//! lifecycle events) through the same parser and `EventDecoder`: the Responses reader's
+//! cost per event beside the chat reader's per chunk.
+//!
 //! ```text
-//! cargo bench --features openai --bench sse
+//! cargo bench --features openai-responses --bench sse
 //! ```
 
 use std::hint::black_box;
@@ -16,6 +21,10 @@ use std::ops::Range;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tower_adk::ModelDelta;
 use tower_adk::providers::openai::sse::{ChunkDecoder, SseParser};
+
+#[cfg(feature = "openai-responses")]
+#[path = "streams/responses.rs"]
+mod responses;
 
 const EVENTS: usize = 1_000;
 /// A TCP segment's payload on an Ethernet link.
@@ -130,6 +139,25 @@ fn decode_ours(pieces: &[Vec<u8>]) -> usize {
     black_box(&deltas).len()
 }
 
+/// A Responses API stream through the same parser, each event decoded into deltas.
+#[cfg(feature = "openai-responses")]
+#[inline(never)]
+fn decode_responses(pieces: &[Vec<u8>]) -> usize {
+    use tower_adk::providers::openai::responses::EventDecoder;
+    let mut parser = SseParser::new();
+    let mut decoder = EventDecoder::new();
+    let mut deltas: Vec<ModelDelta> = Vec::new();
+    for piece in pieces {
+        parser.feed(piece);
+        while let Some(event) = parser.next_event().unwrap_or_else(|e| panic!("{e}")) {
+            decoder
+                .decode(&event, &mut deltas)
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    black_box(&deltas).len()
+}
+
 /// A careful SSE reader written for this stream and nothing else: lines found with
 /// `memchr`, `data:` values borrowed from the buffer (joined only when an event has
 /// several), checked as UTF-8 once per event; LF or CRLF line ends, comments and other
@@ -212,6 +240,22 @@ fn sse(c: &mut Criterion) {
         group.bench_function("ours", |b| b.iter(|| read_ours(&pieces)));
         group.bench_function("ours_decode", |b| b.iter(|| decode_ours(&pieces)));
         group.finish();
+    }
+    #[cfg(feature = "openai-responses")]
+    {
+        let body = responses::body();
+        let ends: Vec<usize> = (body.windows(2).enumerate())
+            .filter(|(_, pair)| pair == b"\n\n")
+            .map(|(at, _)| at + 2)
+            .collect();
+        assert_eq!(ends.len(), responses::EVENTS);
+        for (cut, pieces) in pieces(&body, &ends) {
+            assert!(decode_responses(&pieces) > responses::EVENTS * 9 / 10);
+            let mut group = c.benchmark_group(format!("sse_1000_chunks/{cut}"));
+            group.throughput(Throughput::Elements(responses::EVENTS as u64));
+            group.bench_function("responses_decode", |b| b.iter(|| decode_responses(&pieces)));
+            group.finish();
+        }
     }
 }
 

@@ -56,6 +56,7 @@
 //! | `templates` | yes | `handlers::PromptTemplate`: instructions from minijinja templates, with dates in IANA time zones (jiff) |
 //! | `tzdb-bundle` | yes | the IANA time zone database built in, for systems without one |
 //! | `openai` | no | `providers::openai`: a model for OpenAI-compatible servers (reqwest, rustls) |
+//! | `openai-responses` | no | `providers::openai::responses`: a model for OpenAI's Responses API, reasoning kept across turns (with `openai`) |
 //! | `mcp` | no | `providers::mcp`: tools from MCP servers (rmcp) |
 //! | `tracing` | no | a span per run, model call and tool call, with `gen_ai.*` attributes |
 //! | `config` | no | `file`: agents described in YAML files, loaded with the program's own tools and handlers (saphyr, strsim) |

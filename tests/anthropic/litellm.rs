@@ -1,4 +1,4 @@
-//! LiteLLM's proxy (`scripts/setup-anthropic`) serving Anthropic's `/v1/messages` in front
+//! LiteLLM's proxy (`scripts/setup-litellm`) serving Anthropic's `/v1/messages` in front
 //! of an OpenAI-compatible backend: a tool loop through it to fakellm, and what it
 //! translates, read from the chat completion requests it sends to a replay server.
 

@@ -8,9 +8,9 @@
 //! - `fakellm`: fakellm's Anthropic format (scripted replies over a multi-turn
 //!   conversation), from PyPI (`scripts/setup-openai-mocks`);
 //! - `litellm`: LiteLLM's proxy serving `/v1/messages` in front of an OpenAI-compatible
-//!   backend, from PyPI (`scripts/setup-anthropic`), and what it translates;
+//!   backend, from PyPI (`scripts/setup-litellm`), and what it translates;
 //! - `sdk`: the request bodies we send, validated by Anthropic's official Python SDK's
-//!   published types (`scripts/setup-anthropic`);
+//!   published types (`scripts/setup-litellm`);
 //! - `resume`: a thinking tool loop interrupted in one process and resumed in another,
 //!   its thinking blocks sent back byte for byte (this binary starts itself as the
 //!   worker processes);

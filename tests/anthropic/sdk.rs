@@ -1,5 +1,5 @@
 //! The request bodies we send, validated by Anthropic's official Python SDK's published
-//! types (`scripts/setup-anthropic` pins `anthropic`): `tests/anthropic/sdk/
+//! types (`scripts/setup-litellm` pins `anthropic`): `tests/anthropic/sdk/
 //! validate_requests.py` walks `MessageCreateParams` strictly, so a field the SDK does not
 //! declare, a missing required one or a wrong literal fails the test.
 

@@ -1,6 +1,6 @@
 //! The servers the tests start as processes: fakellm (from `scripts/setup-openai-mocks`)
-//! and LiteLLM's proxy (from `scripts/setup-anthropic`), each on a free port of 127.0.0.1,
-//! killed when its guard is dropped; and the Python of `scripts/setup-anthropic`, with
+//! and LiteLLM's proxy (from `scripts/setup-litellm`), each on a free port of 127.0.0.1,
+//! killed when its guard is dropped; and the Python of `scripts/setup-litellm`, with
 //! Anthropic's SDK. A server that cannot start fails the test, naming the script to run.
 
 use std::io::{Read, Write};
@@ -40,12 +40,12 @@ fn venv_bin(var: &str, default: &str) -> PathBuf {
     }
 }
 
-/// The Python of `scripts/setup-anthropic`'s venv (with `anthropic` and `litellm`).
+/// The Python of `scripts/setup-litellm`'s venv (with `anthropic` and `litellm`).
 pub(crate) fn python() -> PathBuf {
-    let python = venv_bin("ANTHROPIC_VENV", "anthropic").join("python");
+    let python = venv_bin("LITELLM_VENV", "litellm").join("python");
     assert!(
         python.exists(),
-        "{} not found: run scripts/setup-anthropic (or set ANTHROPIC_VENV)",
+        "{} not found: run scripts/setup-litellm (or set LITELLM_VENV)",
         python.display()
     );
     python
@@ -186,10 +186,10 @@ pub(crate) fn fakellm(name: &str, rules: &str) -> Server {
 
 /// LiteLLM's proxy with this config file's text (its `model_list`).
 pub(crate) fn litellm(name: &str, config: &str) -> Server {
-    let exe = venv_bin("ANTHROPIC_VENV", "anthropic").join("litellm");
+    let exe = venv_bin("LITELLM_VENV", "litellm").join("litellm");
     assert!(
         exe.exists(),
-        "{} not found: run scripts/setup-anthropic",
+        "{} not found: run scripts/setup-litellm",
         exe.display()
     );
     let path = scratch("litellm").join(format!("{name}.yaml"));

@@ -67,14 +67,29 @@ impl Server {
             "{} not found: run scripts/setup-openai-mocks (or set OPENAI_MOCKS_VENV)",
             exe.display()
         );
+        Server::start_with(&exe, args, &[], health, START_TIMEOUT)
+    }
+
+    /// Starts `exe args..` with `envs` and `--host 127.0.0.1 --port {free port}`, and waits
+    /// up to `timeout` until `GET {health}` answers 200. Panics (failing the test) if it
+    /// cannot start.
+    pub(crate) fn start_with(
+        exe: &Path,
+        args: &[&str],
+        envs: &[(&str, &str)],
+        health: &str,
+        timeout: Duration,
+    ) -> Server {
+        let program = exe.file_name().unwrap().to_string_lossy();
         // A port found free may be taken before the server binds it: try a few.
         let mut last_error = String::new();
         for _ in 0..3 {
             let port = free_port();
             let log = scratch("logs").join(format!("{program}-{port}.log"));
             let log_file = std::fs::File::create(&log).unwrap();
-            let child = Command::new(&exe)
+            let child = Command::new(exe)
                 .args(args)
+                .envs(envs.iter().copied())
                 .args(["--host", "127.0.0.1", "--port", &port.to_string()])
                 .stdin(Stdio::null())
                 .stdout(log_file.try_clone().unwrap())
@@ -82,7 +97,7 @@ impl Server {
                 .spawn()
                 .unwrap_or_else(|e| panic!("cannot start {}: {e}", exe.display()));
             let mut server = Server { child, port, log };
-            match server.wait_ready(health) {
+            match server.wait_ready(health, timeout) {
                 Ok(()) => return server,
                 Err(error) => last_error = error,
             }
@@ -90,8 +105,8 @@ impl Server {
         panic!("{program} did not start: {last_error}");
     }
 
-    fn wait_ready(&mut self, health: &str) -> Result<(), String> {
-        let deadline = Instant::now() + START_TIMEOUT;
+    fn wait_ready(&mut self, health: &str, timeout: Duration) -> Result<(), String> {
+        let deadline = Instant::now() + timeout;
         while Instant::now() < deadline {
             if let Ok(Some(status)) = self.child.try_wait() {
                 return Err(format!("it exited with {status}:\n{}", self.log_text()));
@@ -102,7 +117,7 @@ impl Server {
             std::thread::sleep(Duration::from_millis(50));
         }
         Err(format!(
-            "no answer within {START_TIMEOUT:?}:\n{}",
+            "no answer within {timeout:?}:\n{}",
             self.log_text()
         ))
     }
@@ -202,12 +217,17 @@ impl Llmock {
 
     /// The bodies of the chat completion requests it received, oldest first.
     pub(crate) fn requests(&self) -> Vec<Value> {
+        self.requests_to("/v1/chat/completions")
+    }
+
+    /// The bodies of the requests to `path` it received, oldest first.
+    pub(crate) fn requests_to(&self, path: &str) -> Vec<Value> {
         let (_, journal) = self.0.http("GET", "/_llmock/requests", None);
         journal["requests"]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|r| r["path"] == "/v1/chat/completions")
+            .filter(|r| r["path"] == path)
             .map(|r| r["body"].clone())
             .collect()
     }

@@ -40,14 +40,17 @@ pub(crate) trait ProviderError: Sized {
     }
 }
 
-/// POSTs `body` as JSON; an error status becomes the provider's error, with the server's
-/// message (read from the body) and the wait it asked for.
+/// POSTs `body`, JSON already written; an error status becomes the provider's error, with
+/// the server's message (read from the body) and the wait it asked for.
 pub(crate) async fn post<E: ProviderError>(
     client: &reqwest::Client,
     url: &reqwest::Url,
-    body: &Value,
+    body: Vec<u8>,
 ) -> Result<reqwest::Response, E> {
-    let response = (client.post(url.clone()).json(body).send().await).map_err(E::from_send)?;
+    let request = client
+        .post(url.clone())
+        .header(CONTENT_TYPE, "application/json");
+    let response = (request.body(body).send().await).map_err(E::from_send)?;
     let status = response.status();
     if status.is_success() {
         return Ok(response);

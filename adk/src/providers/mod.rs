@@ -5,6 +5,7 @@
 //! |---------|--------|------------------|
 //! | `openai` | `openai` | a model for OpenAI-compatible chat completion servers: OpenAI, vLLM, Ollama, llama.cpp, ... |
 //! | `anthropic` | `anthropic` | a model for Anthropic's Messages API: Claude, with its thinking, prompt caching, images and PDFs |
+//! | `openai-responses` | `openai::responses` | a model for OpenAI's Responses API (and gateways that serve it, such as LiteLLM): reasoning items kept and sent back byte for byte |
 //! | `mcp`   | `mcp`  | tools from MCP servers, over stdio (a child process) and streamable HTTP |
 //!
 //! # Example

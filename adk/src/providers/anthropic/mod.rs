@@ -205,7 +205,9 @@ impl Shared {
         let body = wire::request_body(&self, &request)?;
         let meter = request.extensions().get::<UsageMeter>().cloned();
         drop(request);
-        let response = http::post::<AnthropicError>(&self.client, &self.endpoint, &body).await?;
+        // Writing out a JSON value cannot fail.
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let response = http::post::<AnthropicError>(&self.client, &self.endpoint, body).await?;
         let is_stream = http::is_event_stream(&response);
         let model = Some(self.model.clone());
         if is_stream {

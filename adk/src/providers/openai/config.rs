@@ -8,6 +8,7 @@ use std::time::Duration;
 use ::http::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Map, Value};
 
+use super::endpoint::Endpoint;
 use super::error::ConfigError;
 use super::{OpenAiModel, Shared};
 use crate::providers::http;
@@ -51,34 +52,96 @@ pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(120);
 /// assert_eq!(model.endpoint(), "http://127.0.0.1:8080/v1/chat/completions");
 /// # Ok::<_, tower_adk::providers::openai::ConfigError>(())
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct OpenAiModelBuilder {
-    base_url: String,
-    api_key: Option<String>,
-    model: Option<String>,
-    stream: bool,
+    connection: Connection,
     stream_usage: bool,
     max_completion_tokens: bool,
-    headers: Vec<(String, String)>,
-    extra_body: Map<String, Value>,
-    connect_timeout: Option<Duration>,
-    read_timeout: Option<Duration>,
 }
 
 impl Default for OpenAiModelBuilder {
     fn default() -> Self {
         OpenAiModelBuilder {
+            connection: Connection::default(),
+            stream_usage: true,
+            max_completion_tokens: false,
+        }
+    }
+}
+
+/// What every OpenAI model's builder sets alike ([`OpenAiModelBuilder`] and the Responses
+/// API's builder): where the server is, how to reach it, the model's name, streaming, and
+/// the extra fields of every body.
+#[derive(Clone)]
+pub(super) struct Connection {
+    pub(super) base_url: String,
+    pub(super) api_key: Option<String>,
+    pub(super) model: Option<String>,
+    pub(super) stream: bool,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) extra_body: Map<String, Value>,
+    pub(super) connect_timeout: Option<Duration>,
+    pub(super) read_timeout: Option<Duration>,
+}
+
+impl Default for Connection {
+    fn default() -> Self {
+        Connection {
             base_url: DEFAULT_BASE_URL.to_owned(),
             api_key: None,
             model: None,
             stream: true,
-            stream_usage: true,
-            max_completion_tokens: false,
             headers: Vec::new(),
             extra_body: Map::new(),
             connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
             read_timeout: Some(DEFAULT_READ_TIMEOUT),
         }
+    }
+}
+
+impl Connection {
+    /// Applies the settings that `var` finds (`var` reads the environment, or a map in
+    /// tests): `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `OPENAI_MODEL`, empty values
+    /// counting as unset.
+    pub(super) fn with_vars(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
+        let var = |name| var(name).filter(|value: &String| !value.trim().is_empty());
+        if let Some(url) = var("OPENAI_BASE_URL") {
+            self.base_url = url;
+        }
+        if let Some(key) = var("OPENAI_API_KEY") {
+            self.api_key = Some(key);
+        }
+        if let Some(model) = var("OPENAI_MODEL") {
+            self.model = Some(model);
+        }
+        self
+    }
+
+    /// The HTTP client and the URL of `{base_url}/{path}`, for the model named.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when no model name is set, the base URL is not an `http(s)` URL,
+    /// a header (or the API key) is not a valid header value, or the client cannot be
+    /// built.
+    pub(super) fn endpoint(&self, path: &str) -> Result<Endpoint, ConfigError> {
+        let model = self.model.clone().ok_or(ConfigError::MissingModel)?;
+        let url = url(&self.base_url, path)?;
+        let mut headers = HeaderMap::new();
+        for (name, value) in &self.headers {
+            let (name, value) = http::header(name, value, false)
+                .map_err(|(name, reason)| ConfigError::InvalidHeader { name, reason })?;
+            headers.append(name, value);
+        }
+        if let Some(key) = &self.api_key {
+            let (name, value) =
+                http::header(AUTHORIZATION.as_str(), &format!("Bearer {key}"), true)
+                    .map_err(|(name, reason)| ConfigError::InvalidHeader { name, reason })?;
+            headers.insert(name, value);
+        }
+        let client = http::client(headers, self.connect_timeout, self.read_timeout)
+            .map_err(ConfigError::Client)?;
+        Ok(Endpoint { client, url, model })
     }
 }
 
@@ -93,36 +156,27 @@ impl OpenAiModelBuilder {
     /// Applies the settings that `var` finds (`var` reads the environment, or a map in
     /// tests).
     fn with_vars(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
-        let var = |name| var(name).filter(|value| !value.trim().is_empty());
-        if let Some(url) = var("OPENAI_BASE_URL") {
-            self.base_url = url;
-        }
-        if let Some(key) = var("OPENAI_API_KEY") {
-            self.api_key = Some(key);
-        }
-        if let Some(model) = var("OPENAI_MODEL") {
-            self.model = Some(model);
-        }
+        self.connection = self.connection.with_vars(var);
         self
     }
 
     /// The server's base URL, up to and including the API version, e.g.
     /// `http://127.0.0.1:8000/v1`; requests go to `{base_url}/chat/completions`.
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = url.into();
+        self.connection.base_url = url.into();
         self
     }
 
     /// The API key, sent as `Authorization: Bearer {key}`. Local servers often need none.
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.api_key = Some(key.into());
+        self.connection.api_key = Some(key.into());
         self
     }
 
     /// The model name sent with every request (required; local servers that serve one
     /// model often ignore it).
     pub fn model(mut self, name: impl Into<String>) -> Self {
-        self.model = Some(name.into());
+        self.connection.model = Some(name.into());
         self
     }
 
@@ -130,7 +184,7 @@ impl OpenAiModelBuilder {
     /// caller as it is produced. Some servers stream tool calls poorly (llama.cpp's Python
     /// server does only with a named `tool_choice`); turn streaming off for them.
     pub fn stream(mut self, stream: bool) -> Self {
-        self.stream = stream;
+        self.connection.stream = stream;
         self
     }
 
@@ -153,7 +207,7 @@ impl OpenAiModelBuilder {
     /// Adds a header to every request (e.g. `OpenAI-Organization`, or a test server's
     /// scenario header).
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
+        self.connection.headers.push((name.into(), value.into()));
         self
     }
 
@@ -162,13 +216,13 @@ impl OpenAiModelBuilder {
     /// the request sets from its [`ModelOptions`](crate::ModelOptions) or its content wins
     /// over an extra field of the same name.
     pub fn extra_body(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.extra_body.insert(name.into(), value.into());
+        self.connection.extra_body.insert(name.into(), value.into());
         self
     }
 
     /// The longest wait for a connection; `None` waits as long as the system does.
     pub fn connect_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.connect_timeout = timeout;
+        self.connection.connect_timeout = timeout;
         self
     }
 
@@ -181,7 +235,7 @@ impl OpenAiModelBuilder {
     /// [`run_timeout`](crate::AgentBuilder::run_timeout); a tower timeout layer around the
     /// model stops counting once the stream is returned.
     pub fn read_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.read_timeout = timeout;
+        self.connection.read_timeout = timeout;
         self
     }
 
@@ -193,67 +247,37 @@ impl OpenAiModelBuilder {
     /// a header (or the API key) is not a valid header value, or the client cannot be
     /// built.
     pub fn build(self) -> Result<OpenAiModel, ConfigError> {
-        let model = self.model.clone().ok_or(ConfigError::MissingModel)?;
-        let endpoint = endpoint(&self.base_url)?;
-        let key =
-            (self.api_key.as_ref()).map(|key| (AUTHORIZATION.as_str(), format!("Bearer {key}")));
-        let extra = self
-            .headers
-            .iter()
-            .map(|(name, value)| (name.as_str(), value.clone()));
-        let mut headers = HeaderMap::new();
-        for (name, value) in extra {
-            let (name, value) = http::header(name, &value, false)
-                .map_err(|(name, reason)| ConfigError::InvalidHeader { name, reason })?;
-            headers.append(name, value);
-        }
-        if let Some((name, value)) = key {
-            let (name, value) = http::header(name, &value, true)
-                .map_err(|(name, reason)| ConfigError::InvalidHeader { name, reason })?;
-            headers.insert(name, value);
-        }
-        let client = http::client(headers, self.connect_timeout, self.read_timeout)
-            .map_err(ConfigError::Client)?;
+        let endpoint = self.connection.endpoint("chat/completions")?;
         Ok(OpenAiModel {
             shared: Arc::new(Shared {
-                client,
                 endpoint,
-                model,
-                stream: self.stream,
+                stream: self.connection.stream,
                 stream_usage: self.stream_usage,
                 max_completion_tokens: self.max_completion_tokens,
-                extra_body: self.extra_body,
+                extra_body: self.connection.extra_body,
             }),
         })
     }
 }
 
-/// `{base_url}/chat/completions`, checked.
-fn endpoint(base_url: &str) -> Result<reqwest::Url, ConfigError> {
-    let url = format!("{}/chat/completions", base_url.trim().trim_end_matches('/'));
+/// `{base_url}/{path}`, checked.
+fn url(base_url: &str, path: &str) -> Result<reqwest::Url, ConfigError> {
+    let url = format!("{}/{path}", base_url.trim().trim_end_matches('/'));
     http::endpoint(&url).map_err(|reason| ConfigError::InvalidBaseUrl {
         url: base_url.to_owned(),
         reason,
     })
 }
 
-impl fmt::Debug for OpenAiModelBuilder {
+impl fmt::Debug for Connection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiModelBuilder")
+        let headers: Vec<_> = self.headers.iter().map(|(name, _)| name).collect();
+        f.debug_struct("Connection")
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("model", &self.model)
             .field("stream", &self.stream)
-            .field("stream_usage", &self.stream_usage)
-            .field("max_completion_tokens", &self.max_completion_tokens)
-            .field(
-                "headers",
-                &self
-                    .headers
-                    .iter()
-                    .map(|(name, _)| name)
-                    .collect::<Vec<_>>(),
-            )
+            .field("headers", &headers)
             .field("extra_body", &self.extra_body)
             .field("connect_timeout", &self.connect_timeout)
             .field("read_timeout", &self.read_timeout)

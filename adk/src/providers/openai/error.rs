@@ -65,7 +65,8 @@ pub enum OpenAiError {
     /// be cut short.
     #[error("the stream ended without `[DONE]`; the reply may be incomplete")]
     StreamIncomplete,
-    /// A chunk of the stream is not the JSON of a chat completion chunk.
+    /// An event of the stream is not the JSON the API streams (a chat completion chunk,
+    /// a Responses API event).
     #[error("a chunk of the stream is not valid JSON ({source}): {data}")]
     MalformedChunk {
         /// The chunk's data (its start, if it is long).
@@ -75,8 +76,8 @@ pub enum OpenAiError {
         source: serde_json::Error,
     },
     /// The response (or the stream's framing) is not what an OpenAI-compatible server
-    /// sends.
-    #[error("the response is not a chat completion ({reason}): {body}")]
+    /// sends: a chat completion, or a Responses API response.
+    #[error("the response is not what the API sends ({reason}): {body}")]
     MalformedResponse {
         /// What is wrong.
         reason: String,

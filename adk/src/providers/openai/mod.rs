@@ -117,7 +117,10 @@
 //!   [`OpenAiModelBuilder::max_completion_tokens`].
 
 mod config;
+mod endpoint;
 mod error;
+#[cfg(feature = "openai-responses")]
+pub mod responses;
 pub mod sse;
 mod wire;
 
@@ -127,22 +130,21 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use futures::FutureExt;
 use futures::future::BoxFuture;
-use futures::{FutureExt, TryStreamExt};
 use serde_json::{Map, Value};
 use tower::Service;
 
 pub use self::config::{
     DEFAULT_BASE_URL, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, OpenAiModelBuilder,
 };
+use self::endpoint::Endpoint;
 pub use self::error::{ConfigError, OpenAiError};
 use self::sse::ChunkDecoder;
 use self::wire::ChatCompletion;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::UsageMeter;
-use crate::providers::http::{self, ProviderError};
-use crate::providers::sse::DeltaStream;
 
 /// A model served by an OpenAI-compatible chat completion server.
 ///
@@ -155,9 +157,7 @@ pub struct OpenAiModel {
 
 /// What every clone of a model shares.
 struct Shared {
-    client: reqwest::Client,
-    endpoint: reqwest::Url,
-    model: String,
+    endpoint: Endpoint,
     stream: bool,
     stream_usage: bool,
     max_completion_tokens: bool,
@@ -182,12 +182,12 @@ impl OpenAiModel {
 
     /// The model name sent with every request.
     pub fn model_name(&self) -> &str {
-        &self.shared.model
+        &self.shared.endpoint.model
     }
 
     /// The URL requests go to: `{base_url}/chat/completions`.
     pub fn endpoint(&self) -> &str {
-        self.shared.endpoint.as_str()
+        self.shared.endpoint.url.as_str()
     }
 
     /// Whether replies are requested as streams.
@@ -205,25 +205,16 @@ impl Shared {
         let body = wire::request_body(&self, &request);
         let meter = request.extensions().get::<UsageMeter>().cloned();
         drop(request);
-        let response = http::post::<OpenAiError>(&self.client, &self.endpoint, &body).await?;
-        let is_stream = http::is_event_stream(&response);
-        if is_stream {
-            let body = response.bytes_stream().map_err(OpenAiError::from_body);
-            let model = Some(self.model.clone());
-            let deltas = DeltaStream::new(body, ChunkDecoder::new(), meter, model);
-            return Ok(ModelResponse::stream(deltas));
-        }
-        let body = response.bytes().await.map_err(OpenAiError::from_body)?;
-        let completion: ChatCompletion = serde_json::from_slice(&body)
-            .map_err(|e| OpenAiError::malformed_response(e.to_string(), &body))?;
-        let (message, usage) = completion.into_message(&body)?;
-        let Some(usage) = usage else {
-            return Ok(ModelResponse::message(message));
+        // Writing out a JSON value cannot fail.
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let whole = |body: &[u8]| {
+            let completion: ChatCompletion = serde_json::from_slice(body)
+                .map_err(|e| OpenAiError::malformed_response(e.to_string(), body))?;
+            completion.into_message(body)
         };
-        if let Some(meter) = meter {
-            meter.record(usage);
-        }
-        Ok(ModelResponse::message(message).with_usage(Some(self.model.clone()), usage))
+        self.endpoint
+            .call(body, meter, ChunkDecoder::new(), whole)
+            .await
     }
 }
 
@@ -244,7 +235,8 @@ impl Service<ModelRequest> for OpenAiModel {
     }
 }
 
-/// The future of an [`OpenAiModel`] call: resolves when the response head has arrived
+/// The future of an OpenAI model's call ([`OpenAiModel`], and `ResponsesModel` with the
+/// `openai-responses` feature): resolves when the response head has arrived
 /// (a streamed reply) or the whole reply has (otherwise).
 ///
 /// It is boxed once per call, which is nothing next to an HTTP request.
@@ -269,8 +261,8 @@ impl fmt::Debug for ResponseFuture {
 impl fmt::Debug for OpenAiModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiModel")
-            .field("endpoint", &self.shared.endpoint.as_str())
-            .field("model", &self.shared.model)
+            .field("endpoint", &self.shared.endpoint.url.as_str())
+            .field("model", &self.shared.endpoint.model)
             .field("stream", &self.shared.stream)
             .finish_non_exhaustive()
     }

@@ -274,7 +274,7 @@ pub(super) fn request_body(shared: &Shared, request: &ModelRequest) -> Value {
         (options.max_tokens, None)
     };
     let body = ChatRequest {
-        model: &shared.model,
+        model: &shared.endpoint.model,
         messages: messages(&request.messages),
         tools: request
             .tools
