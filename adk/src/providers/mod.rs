@@ -4,6 +4,7 @@
 //! | feature | module | what it provides |
 //! |---------|--------|------------------|
 //! | `openai` | `openai` | a model for OpenAI-compatible chat completion servers: OpenAI, vLLM, Ollama, llama.cpp, ... |
+//! | `gemini` | `gemini` | Google's Gemini models, natively (the Generative Language API): thought signatures kept across turns, images and files both ways |
 //! | `mcp`   | `mcp`  | tools from MCP servers, over stdio (a child process) and streamable HTTP |
 //!
 //! # Example
@@ -27,9 +28,13 @@
 //! # }
 //! ```
 
+#[cfg(feature = "gemini")]
+pub mod gemini;
+#[cfg(any(feature = "openai", feature = "gemini"))]
+mod http;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "openai")]
 pub mod openai;
-#[cfg(feature = "openai")]
+#[cfg(any(feature = "openai", feature = "gemini"))]
 pub mod sse;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use http::{HeaderMap, StatusCode};
 use serde_json::Value;
 
+use crate::providers::http::{excerpt, retry_after};
 use crate::providers::sse::SseError;
 
 /// Why a call to an OpenAI-compatible server failed.
@@ -92,9 +93,6 @@ pub enum OpenAiError {
         code: Option<String>,
     },
 }
-
-/// The longest piece of a body or chunk kept in an error.
-const EXCERPT: usize = 1000;
 
 impl OpenAiError {
     /// Whether trying the same request again may succeed: rate limits (429), the statuses
@@ -251,33 +249,6 @@ fn server_message(body: &str) -> (Option<String>, Option<String>) {
     )
 }
 
-/// The wait a server asked for: `retry-after-ms` (OpenAI's, in milliseconds) or
-/// `retry-after` in seconds. The HTTP-date form of `retry-after` is not read.
-fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let number = |name: &str| -> Option<f64> {
-        let value = headers
-            .get(name)?
-            .to_str()
-            .ok()?
-            .trim()
-            .parse::<f64>()
-            .ok()?;
-        (value.is_finite() && value >= 0.0).then_some(value)
-    };
-    let seconds = number("retry-after-ms")
-        .map(|ms| ms / 1000.0)
-        .or_else(|| number("retry-after"))?;
-    Duration::try_from_secs_f64(seconds).ok()
-}
-
-/// The start of a text, cut on a character boundary.
-pub(super) fn excerpt(text: &str) -> String {
-    match text.char_indices().nth(EXCERPT) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_owned(),
-    }
-}
-
 /// Why an [`OpenAiModel`](super::OpenAiModel) could not be built.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -326,7 +297,8 @@ mod tests {
 
     use http::{HeaderMap, HeaderValue, StatusCode};
 
-    use super::{OpenAiError, excerpt, server_message};
+    use super::{OpenAiError, server_message};
+    use crate::providers::http::excerpt;
 
     #[test]
     fn the_message_and_code_come_from_the_error_object() {
