@@ -62,7 +62,7 @@
 //!   sent back, and neither is any other provider's reasoning.
 //! - The run's tools as one `functionDeclarations` tool, their JSON Schemas converted to
 //!   the API's `Schema` (see below); `toolConfig` for
-//!   [`ToolChoice`](crate::ToolChoice) other than `auto` (`NONE`, `ANY`, `ANY` with
+//!   [`ToolChoice`](crate::model::ToolChoice) other than `auto` (`NONE`, `ANY`, `ANY` with
 //!   `allowedFunctionNames`).
 //! - [`ModelOptions`](crate::ModelOptions) in `generationConfig`: `temperature`, `topP`,
 //!   `maxOutputTokens`, `stopSequences`, `seed`, a response format as

@@ -287,22 +287,19 @@ fn text_part(text: &str) -> WirePart<'_> {
 fn media_or_text(part: &Part, at: usize) -> Result<WirePart<'_>, GeminiError> {
     Ok(match part {
         Part::Text { text } => text_part(text),
-        Part::Image(source) => media_part(source, None, "image", at)?,
-        Part::File { source, name } => media_part(source, name.as_deref(), "file", at)?,
+        Part::Image(source) => media_part(source, "image", at)?,
+        Part::File { source, .. } => media_part(source, "file", at)?,
         // Callers pass no reasoning here.
         Part::Reasoning(_) => WirePart::default(),
     })
 }
 
 /// An image or file: inline data (`inlineData`, also for a `data:` URL), or a URL
-/// (`fileData`: a Files API URI, or an `https` URL the API fetches).
-fn media_part<'a>(
-    source: &'a Source,
-    name: Option<&'a str>,
-    what: &str,
-    at: usize,
-) -> Result<WirePart<'a>, GeminiError> {
-    let (inline_data, file_data) = media(source, name, what, at)?;
+/// (`fileData`: a Files API URI, or an `https` URL the API fetches). A file's name is not
+/// sent: the Gemini API's parts have no field for it (only media inside a function
+/// response carry a `displayName`).
+fn media_part<'a>(source: &'a Source, what: &str, at: usize) -> Result<WirePart<'a>, GeminiError> {
+    let (inline_data, file_data) = media(source, None, what, at)?;
     Ok(WirePart {
         inline_data,
         file_data,
