@@ -6,6 +6,7 @@
 //! | `openai` | `openai` | a model for OpenAI-compatible chat completion servers: OpenAI, vLLM, Ollama, llama.cpp, ... |
 //! | `anthropic` | `anthropic` | a model for Anthropic's Messages API: Claude, with its thinking, prompt caching, images and PDFs |
 //! | `openai-responses` | `openai::responses` | a model for OpenAI's Responses API (and gateways that serve it, such as LiteLLM): reasoning items kept and sent back byte for byte |
+//! | `gemini` | `gemini` | Google's Gemini models, natively (the Generative Language API): thought signatures kept across turns, images and files both ways |
 //! | `mcp`   | `mcp`  | tools from MCP servers, over stdio (a child process) and streamable HTTP |
 //!
 //! # Example
@@ -31,11 +32,13 @@
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(feature = "gemini")]
+pub mod gemini;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod http;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "openai")]
 pub mod openai;
-#[cfg(any(feature = "openai", feature = "anthropic"))]
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod sse;

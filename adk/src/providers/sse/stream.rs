@@ -29,6 +29,14 @@ pub(crate) trait Decode {
 
     /// The usage the reply reported, once it is complete.
     fn usage(&self) -> Option<Usage>;
+
+    /// Whether the reply is complete when the body ends without an event saying so.
+    /// Providers whose streams have no terminator (Gemini's end with the body, after the
+    /// chunk that carries the finish reason) answer from what they read; the default
+    /// says no, and the stream then fails with [`SseError::Incomplete`].
+    fn end(&mut self) -> Result<Flow, Self::Error> {
+        Ok(Flow::More)
+    }
 }
 
 pin_project! {
@@ -110,6 +118,10 @@ where
                 Some(event) => event,
                 None if *self.body_ended => match self.parser.finish() {
                     Some(event) => event,
+                    None if self.decoder.end()? == Flow::Done => {
+                        self.complete();
+                        continue;
+                    }
                     None => Err(SseError::Incomplete)?,
                 },
                 None => match ready!(self.body.as_mut().poll_next(cx)) {
@@ -124,15 +136,20 @@ where
                 },
             };
             if self.decoder.decode(&event, self.ready)? == Flow::Done {
-                *self.ended = true;
-                if let Some(usage) = self.decoder.usage() {
-                    if let Some(meter) = self.meter.as_ref() {
-                        meter.record(usage);
-                    }
-                    let model = self.model.take();
-                    self.ready.push_back(ModelDelta::Usage { model, usage });
-                }
+                self.complete();
             }
+        }
+    }
+
+    /// The reply is complete: its usage goes to the meter and ends the deltas.
+    fn complete(&mut self) {
+        *self.ended = true;
+        if let Some(usage) = self.decoder.usage() {
+            if let Some(meter) = self.meter.as_ref() {
+                meter.record(usage);
+            }
+            let model = self.model.take();
+            self.ready.push_back(ModelDelta::Usage { model, usage });
         }
     }
 }

@@ -1,0 +1,450 @@
+//! Configuring a [`GeminiModel`]: [`GeminiModelBuilder`], its defaults (base URL, API
+//! version, timeouts, streaming), [`Thinking`], and the `GEMINI_*` environment variables
+//! it reads.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Map, Value, json};
+
+use super::error::ConfigError;
+use super::request::ToolMedia;
+use super::{GeminiModel, Shared};
+
+/// The base URL used when none is given: Google's Generative Language API.
+pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
+
+/// The API version used when none is given.
+pub const DEFAULT_API_VERSION: &str = "v1beta";
+
+/// The default wait for a connection to the API.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default longest silence of the API while a reply is awaited or streamed.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The header that carries the API key.
+const API_KEY_HEADER: &str = "x-goog-api-key";
+
+/// How much the model thinks, and whether it shows it: the request's
+/// `generationConfig.thinkingConfig`.
+///
+/// Gemini 3 models take a [`level`](Thinking::level) (`minimal`, `low`, `medium`,
+/// `high`), Gemini 2.5 models a [`budget`](Thinking::budget) of tokens (`0` turns
+/// thinking off where the model allows it, `-1` lets the model decide). With
+/// [`include_thoughts`](Thinking::include_thoughts) the reply carries thought summaries,
+/// which stream as reasoning of provider `gemini`. The default sends no thinking config:
+/// the model's own default.
+///
+/// ```
+/// use tower_adk::providers::gemini::{GeminiModel, Thinking};
+///
+/// let model = GeminiModel::builder()
+///     .model("gemini-3-flash-preview")
+///     .thinking(Thinking::level("low").include_thoughts(true))
+///     .build()?;
+/// # Ok::<_, tower_adk::providers::gemini::ConfigError>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Thinking {
+    budget: Option<i32>,
+    level: Option<String>,
+    include_thoughts: bool,
+}
+
+impl Thinking {
+    /// A thinking budget in tokens (`thinkingBudget`, Gemini 2.5).
+    pub fn budget(tokens: i32) -> Self {
+        Thinking {
+            budget: Some(tokens),
+            ..Thinking::default()
+        }
+    }
+
+    /// A thinking level (`thinkingLevel`, Gemini 3): `minimal`, `low`, `medium`, `high`.
+    pub fn level(level: impl Into<String>) -> Self {
+        Thinking {
+            level: Some(level.into().to_ascii_uppercase()),
+            ..Thinking::default()
+        }
+    }
+
+    /// Whether the reply includes thought summaries (`includeThoughts`).
+    #[must_use]
+    pub fn include_thoughts(mut self, include: bool) -> Self {
+        self.include_thoughts = include;
+        self
+    }
+
+    /// The `thinkingConfig` object, or `None` when nothing is set.
+    pub(super) fn to_json(&self) -> Option<Value> {
+        let mut config = Map::new();
+        if let Some(budget) = self.budget {
+            config.insert("thinkingBudget".into(), json!(budget));
+        }
+        if let Some(level) = &self.level {
+            config.insert("thinkingLevel".into(), json!(level));
+        }
+        if self.include_thoughts {
+            config.insert("includeThoughts".into(), json!(true));
+        }
+        (!config.is_empty()).then_some(Value::Object(config))
+    }
+}
+
+/// Builds a [`GeminiModel`]; from [`GeminiModel::builder`] or
+/// [`GeminiModelBuilder::from_env`].
+///
+/// | setting | default | from the environment |
+/// |---|---|---|
+/// | [`base_url`](Self::base_url) | `https://generativelanguage.googleapis.com` | `GEMINI_BASE_URL` |
+/// | [`api_key`](Self::api_key) | none (no `x-goog-api-key` header) | `GEMINI_API_KEY`, else `GOOGLE_API_KEY` |
+/// | [`model`](Self::model) | none: required | `GEMINI_MODEL` |
+/// | [`api_version`](Self::api_version) | `v1beta` | |
+/// | [`stream`](Self::stream) | `true` | |
+/// | [`thinking`](Self::thinking) | the model's default | |
+/// | [`tool_media`](Self::tool_media) | inside the function response | |
+/// | [`connect_timeout`](Self::connect_timeout) | 10 s | |
+/// | [`read_timeout`](Self::read_timeout) | 120 s | |
+///
+/// # Example
+///
+/// ```
+/// use tower_adk::providers::gemini::GeminiModel;
+///
+/// let model = GeminiModel::builder()
+///     .base_url("http://127.0.0.1:8080")
+///     .api_key("test-key")
+///     .model("gemini-2.5-flash")
+///     .generation_config("topK", 40)
+///     .build()?;
+/// assert_eq!(
+///     model.endpoint(),
+///     "http://127.0.0.1:8080/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+/// );
+/// # Ok::<_, tower_adk::providers::gemini::ConfigError>(())
+/// ```
+#[derive(Clone)]
+pub struct GeminiModelBuilder {
+    base_url: String,
+    api_version: String,
+    api_key: Option<String>,
+    model: Option<String>,
+    stream: bool,
+    thinking: Thinking,
+    tool_media: ToolMedia,
+    headers: Vec<(String, String)>,
+    generation_config: Map<String, Value>,
+    extra_body: Map<String, Value>,
+    connect_timeout: Option<Duration>,
+    read_timeout: Option<Duration>,
+}
+
+impl Default for GeminiModelBuilder {
+    fn default() -> Self {
+        GeminiModelBuilder {
+            base_url: DEFAULT_BASE_URL.to_owned(),
+            api_version: DEFAULT_API_VERSION.to_owned(),
+            api_key: None,
+            model: None,
+            stream: true,
+            thinking: Thinking::default(),
+            tool_media: ToolMedia::default(),
+            headers: Vec::new(),
+            generation_config: Map::new(),
+            extra_body: Map::new(),
+            connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
+            read_timeout: Some(DEFAULT_READ_TIMEOUT),
+        }
+    }
+}
+
+impl GeminiModelBuilder {
+    /// A builder with the defaults, then the settings found in the environment:
+    /// `GEMINI_BASE_URL`, `GEMINI_API_KEY` (or `GOOGLE_API_KEY`) and `GEMINI_MODEL`
+    /// (empty values count as unset). The builder's methods can still change any of them.
+    pub fn from_env() -> Self {
+        GeminiModelBuilder::default().with_vars(|name| std::env::var(name).ok())
+    }
+
+    /// Applies the settings that `var` finds (`var` reads the environment, or a map in
+    /// tests).
+    fn with_vars(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
+        let var = |name| var(name).filter(|value| !value.trim().is_empty());
+        if let Some(url) = var("GEMINI_BASE_URL") {
+            self.base_url = url;
+        }
+        if let Some(key) = var("GEMINI_API_KEY").or_else(|| var("GOOGLE_API_KEY")) {
+            self.api_key = Some(key);
+        }
+        if let Some(model) = var("GEMINI_MODEL") {
+            self.model = Some(model);
+        }
+        self
+    }
+
+    /// The API's base URL, without the version: requests go to
+    /// `{base_url}/{api_version}/models/{model}:streamGenerateContent?alt=sse` (or
+    /// `:generateContent`).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = url.into();
+        self
+    }
+
+    /// The API version in the path (`v1beta`, which has every feature used here).
+    pub fn api_version(mut self, version: impl Into<String>) -> Self {
+        self.api_version = version.into();
+        self
+    }
+
+    /// The API key, sent as the `x-goog-api-key` header (never in the URL).
+    pub fn api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// The model (`gemini-2.5-flash`, `gemini-3-pro-preview`, ...; a `models/` prefix is
+    /// taken off).
+    pub fn model(mut self, name: impl Into<String>) -> Self {
+        self.model = Some(name.into());
+        self
+    }
+
+    /// Whether to ask for streamed replies (`streamGenerateContent?alt=sse`) or whole
+    /// ones (`generateContent`).
+    pub fn stream(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// How much the model thinks, and whether the reply shows thought summaries.
+    pub fn thinking(mut self, thinking: Thinking) -> Self {
+        self.thinking = thinking;
+        self
+    }
+
+    /// Where a tool result's images and files go (inside the `functionResponse` by
+    /// default; beside it for models before Gemini 3).
+    pub fn tool_media(mut self, media: ToolMedia) -> Self {
+        self.tool_media = media;
+        self
+    }
+
+    /// Adds a header to every request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Adds a field to every request's `generationConfig` (`topK`, `responseModalities`,
+    /// `mediaResolution`, ...). A field the request sets from its
+    /// [`ModelOptions`](crate::ModelOptions) wins.
+    pub fn generation_config(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.generation_config.insert(name.into(), value.into());
+        self
+    }
+
+    /// Adds a field to the body of every request (`safetySettings`, `cachedContent`,
+    /// ...). A field the request sets wins.
+    pub fn extra_body(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.extra_body.insert(name.into(), value.into());
+        self
+    }
+
+    /// The longest wait for a connection; `None` waits as long as the system does.
+    pub fn connect_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The longest silence of the API, reset by every piece of the reply that arrives.
+    /// A stalled API then fails the call with
+    /// [`GeminiError::Timeout`](super::GeminiError::Timeout). `None` waits forever.
+    pub fn read_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.read_timeout = timeout;
+        self
+    }
+
+    /// Builds the model and its HTTP client.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when no model name is set, the base URL is not an `http(s)` URL,
+    /// a header (or the API key) is not a valid header value, or the client cannot be
+    /// built.
+    pub fn build(self) -> Result<GeminiModel, ConfigError> {
+        let model = self.model.clone().ok_or(ConfigError::MissingModel)?;
+        let model = model.trim().trim_start_matches("models/").to_owned();
+        if model.is_empty() {
+            return Err(ConfigError::MissingModel);
+        }
+        let base = format!(
+            "{}/{}/models/{model}",
+            self.base_url.trim().trim_end_matches('/'),
+            self.api_version.trim().trim_matches('/'),
+        );
+        let stream_url = url(
+            &self.base_url,
+            &format!("{base}:streamGenerateContent?alt=sse"),
+        )?;
+        let whole_url = url(&self.base_url, &format!("{base}:generateContent"))?;
+        let client = self.client()?;
+        Ok(GeminiModel {
+            shared: Arc::new(Shared {
+                client,
+                stream_url,
+                whole_url,
+                model,
+                stream: self.stream,
+                thinking: self.thinking,
+                tool_media: self.tool_media,
+                generation_config: self.generation_config,
+                extra_body: self.extra_body,
+            }),
+        })
+    }
+
+    fn client(&self) -> Result<reqwest::Client, ConfigError> {
+        let mut headers = HeaderMap::new();
+        let invalid = |name: &str, reason: String| ConfigError::InvalidHeader {
+            name: name.to_owned(),
+            reason,
+        };
+        for (name, value) in &self.headers {
+            let header = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| invalid(name, e.to_string()))?;
+            let value = HeaderValue::from_str(value).map_err(|e| invalid(name, e.to_string()))?;
+            headers.append(header, value);
+        }
+        if let Some(key) = &self.api_key {
+            let mut value =
+                HeaderValue::from_str(key).map_err(|e| invalid(API_KEY_HEADER, e.to_string()))?;
+            value.set_sensitive(true);
+            headers.insert(API_KEY_HEADER, value);
+        }
+        let mut client = reqwest::Client::builder().default_headers(headers);
+        if let Some(timeout) = self.connect_timeout {
+            client = client.connect_timeout(timeout);
+        }
+        if let Some(timeout) = self.read_timeout {
+            client = client.read_timeout(timeout);
+        }
+        client.build().map_err(ConfigError::Client)
+    }
+}
+
+/// A request URL, checked.
+fn url(base_url: &str, url: &str) -> Result<reqwest::Url, ConfigError> {
+    let invalid = |reason: &str| ConfigError::InvalidBaseUrl {
+        url: base_url.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let url = reqwest::Url::parse(url).map_err(|e| invalid(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(invalid("the scheme must be http or https"));
+    }
+    Ok(url)
+}
+
+impl fmt::Debug for GeminiModelBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GeminiModelBuilder")
+            .field("base_url", &self.base_url)
+            .field("api_version", &self.api_version)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("model", &self.model)
+            .field("stream", &self.stream)
+            .field("thinking", &self.thinking)
+            .field("tool_media", &self.tool_media)
+            .field(
+                "headers",
+                &(self.headers.iter())
+                    .map(|(name, _)| name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("generation_config", &self.generation_config)
+            .field("extra_body", &self.extra_body)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("read_timeout", &self.read_timeout)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::collections::HashMap;
+
+    use super::{ConfigError, GeminiModelBuilder};
+
+    fn from_vars(vars: &[(&str, &str)]) -> GeminiModelBuilder {
+        let vars: HashMap<String, String> = (vars.iter())
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        GeminiModelBuilder::default().with_vars(|name| vars.get(name).cloned())
+    }
+
+    #[test]
+    fn the_environment_gives_the_base_url_the_key_and_the_model() {
+        let builder = from_vars(&[
+            ("GEMINI_BASE_URL", "http://127.0.0.1:9/"),
+            ("GOOGLE_API_KEY", "google-key"),
+            ("GEMINI_API_KEY", "gemini-key"),
+            ("GEMINI_MODEL", "models/gemini-2.5-flash"),
+        ]);
+        let debug = format!("{builder:?}");
+        assert!(
+            !debug.contains("gemini-key"),
+            "the key is redacted: {debug}"
+        );
+        let model = builder.build().unwrap();
+        assert_eq!(
+            model.endpoint(),
+            "http://127.0.0.1:9/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+        );
+        assert_eq!(model.model_name(), "gemini-2.5-flash");
+    }
+
+    #[test]
+    fn google_api_key_is_read_when_gemini_api_key_is_not_set() {
+        let builder = from_vars(&[("GOOGLE_API_KEY", "google-key"), ("GEMINI_API_KEY", " ")]);
+        assert_eq!(builder.api_key.as_deref(), Some("google-key"));
+    }
+
+    #[test]
+    fn a_missing_model_is_an_error() {
+        let error = from_vars(&[("GEMINI_MODEL", "")]).build().unwrap_err();
+        assert!(matches!(error, ConfigError::MissingModel), "{error}");
+    }
+
+    #[test]
+    fn whole_replies_go_to_generate_content() {
+        let model = GeminiModelBuilder::default()
+            .model("gemini-2.5-pro")
+            .stream(false)
+            .build()
+            .unwrap();
+        assert_eq!(
+            model.endpoint(),
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent"
+        );
+    }
+
+    #[test]
+    fn a_base_url_that_is_not_http_is_an_error() {
+        for url in ["ftp://host", "not a url"] {
+            let error = GeminiModelBuilder::default()
+                .model("m")
+                .base_url(url)
+                .build()
+                .unwrap_err();
+            assert!(
+                matches!(error, ConfigError::InvalidBaseUrl { .. }),
+                "{url}: {error}"
+            );
+        }
+    }
+}
