@@ -8,7 +8,7 @@ use super::agent::{LoadedAgent, Parts};
 use super::agent_file::AgentFile;
 use super::error::{FileErrors, LoadError, Problem};
 use super::registry::Registry;
-use super::spec::{ModelSpec, Spec, StoreSpec};
+use super::spec::{ModelSpec, Provider, Spec, StoreSpec};
 use super::{check, handlers};
 
 impl AgentFile {
@@ -111,29 +111,7 @@ fn model(
                 ));
             }
         },
-        #[cfg(feature = "openai")]
-        Some(ModelSpec::OpenAi {
-            name,
-            base_url,
-            api_key,
-            stream,
-            ..
-        }) => {
-            let mut openai = adk::providers::openai::OpenAiModelBuilder::from_env();
-            if let Some(url) = base_url {
-                openai = openai.base_url(url);
-            }
-            if let Some(key) = api_key {
-                openai = openai.api_key(key);
-            }
-            if let Some(name) = name {
-                openai = openai.model(name);
-            }
-            if let Some(stream) = stream {
-                openai = openai.stream(*stream);
-            }
-            Agent::builder(openai.build().map_err(|e| LoadError::Model(e.into()))?)
-        }
+        Some(ModelSpec::Hosted { .. }) => Agent::builder(hosted(spec)?),
         _ => {
             return Err(LoadError::Model(
                 "this program cannot make the file's model".into(),
@@ -141,6 +119,121 @@ fn model(
         }
     };
     Ok((builder, None))
+}
+
+/// The model of a hosted provider: its builder from the environment, then the file's
+/// settings over it.
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(unused_variables)
+)]
+fn hosted(spec: &Spec) -> Result<adk::BoxModel, LoadError> {
+    let Some(ModelSpec::Hosted {
+        provider,
+        name,
+        base_url,
+        api_key,
+        stream,
+        reasoning,
+    }) = &spec.model
+    else {
+        return Err(LoadError::Model(
+            "the file's model is not a provider's".into(),
+        ));
+    };
+    // Each builder takes the same connection settings.
+    macro_rules! connect {
+        ($builder:expr) => {{
+            let mut builder = $builder;
+            if let Some(url) = base_url {
+                builder = builder.base_url(url);
+            }
+            if let Some(key) = api_key {
+                builder = builder.api_key(key);
+            }
+            if let Some(name) = name {
+                builder = builder.model(name);
+            }
+            if let Some(stream) = stream {
+                builder = builder.stream(*stream);
+            }
+            builder
+        }};
+    }
+    let failed = |e: BoxError| LoadError::Model(e);
+    match provider {
+        #[cfg(feature = "openai")]
+        Provider::OpenAi => {
+            let builder = connect!(adk::providers::openai::OpenAiModelBuilder::from_env());
+            Ok(boxed(builder.build().map_err(|e| failed(e.into()))?))
+        }
+        #[cfg(feature = "openai-responses")]
+        Provider::OpenAiResponses => {
+            use adk::providers::openai::responses::{ReasoningEffort, ResponsesModelBuilder};
+            let mut builder = connect!(ResponsesModelBuilder::from_env());
+            if let Some(effort) = &reasoning.reasoning_effort {
+                let effort = match effort.as_str() {
+                    "none" => ReasoningEffort::None,
+                    "minimal" => ReasoningEffort::Minimal,
+                    "low" => ReasoningEffort::Low,
+                    "medium" => ReasoningEffort::Medium,
+                    "high" => ReasoningEffort::High,
+                    _ => ReasoningEffort::XHigh,
+                };
+                builder = builder.reasoning_effort(effort);
+            }
+            if let Some(store) = reasoning.store {
+                builder = builder.store(store);
+            }
+            Ok(boxed(builder.build().map_err(|e| failed(e.into()))?))
+        }
+        #[cfg(feature = "anthropic")]
+        Provider::Anthropic => {
+            let mut builder =
+                connect!(adk::providers::anthropic::AnthropicModelBuilder::from_env());
+            if let Some(budget) = reasoning.thinking_budget {
+                builder = builder.thinking_budget(Some(budget));
+            }
+            if let Some(on) = reasoning.interleaved_thinking {
+                builder = builder.interleaved_thinking(on);
+            }
+            Ok(boxed(builder.build().map_err(|e| failed(e.into()))?))
+        }
+        #[cfg(feature = "gemini")]
+        Provider::Gemini => {
+            use adk::providers::gemini::{GeminiModelBuilder, Thinking};
+            let mut builder = connect!(GeminiModelBuilder::from_env());
+            let thinking = match (reasoning.thinking_budget, &reasoning.thinking_level) {
+                (_, Some(level)) => Some(Thinking::level(level)),
+                // A budget past i32::MAX is no budget a model takes; the API refuses it.
+                (Some(budget), None) => {
+                    Some(Thinking::budget(i32::try_from(budget).unwrap_or(i32::MAX)))
+                }
+                (None, None) => None,
+            };
+            if let Some(thinking) = thinking {
+                builder = builder.thinking(thinking);
+            }
+            Ok(boxed(builder.build().map_err(|e| failed(e.into()))?))
+        }
+        #[allow(unreachable_patterns)]
+        _ => Err(LoadError::Model(
+            "this program cannot make the file's model (its provider's feature is off)".into(),
+        )),
+    }
+}
+
+/// A provider's model, its errors boxed.
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+fn boxed<M>(model: M) -> adk::BoxModel
+where
+    M: tower::Service<adk::ModelRequest, Response = adk::ModelResponse>,
+    M: Clone + Send + Sync + 'static,
+    M::Error: Into<BoxError>,
+    M::Future: Send + 'static,
+{
+    use tower::ServiceExt;
+    adk::BoxModel::new(model.map_err(Into::into))
 }
 
 /// The run settings and the checkpoint store.

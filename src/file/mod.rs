@@ -45,11 +45,15 @@
 //! name: support                      # the agent's name (interrupt ids, listings); default `agent`
 //! description: Answers questions.    # for listings, and `{{ description }}` in the prompt
 //! model:
-//!   provider: openai                 # openai | scripted | registered
-//!   name: gpt-4o-mini                # the model's name (openai; default: OPENAI_MODEL), or the registered name
-//!   base_url: ${LLM_BASE_URL}        # default: OPENAI_BASE_URL, else OpenAI's
-//!   api_key: {env: OPENAI_API_KEY}   # default: OPENAI_API_KEY
+//!   provider: openai                 # openai | openai-responses | anthropic | gemini | scripted | registered
+//!   name: gpt-4o-mini                # the model's name (default: OPENAI_MODEL, ANTHROPIC_MODEL, GEMINI_MODEL), or the registered name
+//!   base_url: ${LLM_BASE_URL}        # default: OPENAI_BASE_URL (ANTHROPIC_, GEMINI_), else the provider's own
+//!   api_key: {env: OPENAI_API_KEY}   # default: OPENAI_API_KEY (ANTHROPIC_API_KEY, GEMINI_API_KEY)
 //!   temperature: 0.2                 # also: max_tokens, top_p, seed, stop, stream
+//!   # reasoning, each only for the providers that take it:
+//!   # anthropic: `thinking_budget: 2048` (at least 1,024), `interleaved_thinking: true`;
+//!   # gemini: `thinking_budget: 1024` or `thinking_level: low` (minimal, low, medium, high);
+//!   # openai-responses: `reasoning_effort: high` (none, minimal, low, medium, high, xhigh), `store: false`
 //!   # scripted: `turns: [{text: ...}, {stream: [chunks]}, {call: {tool, arguments, id}}, {calls: [...]}, {error: ...}]`
 //!   # (each may `delay: 1s`),
 //!   # `per_run: true` to play every turn in each run

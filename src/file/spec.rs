@@ -36,14 +36,19 @@ pub(crate) struct Spec {
 
 /// Where the model comes from.
 #[derive(Debug)]
-#[cfg_attr(not(feature = "openai"), allow(dead_code))]
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
 pub(crate) enum ModelSpec {
-    /// An OpenAI-compatible server.
-    OpenAi {
+    /// A provider's API over HTTP.
+    Hosted {
+        provider: Provider,
         name: Option<String>,
         base_url: Option<String>,
         api_key: Option<String>,
         stream: Option<bool>,
+        reasoning: ReasoningSpec,
     },
     /// Scripted turns, for tests and examples; `calls` are the tools they call, checked
     /// against the agent's.
@@ -54,6 +59,38 @@ pub(crate) enum ModelSpec {
     },
     /// A model the program registered under a name.
     Registered(Spanned<String>),
+}
+
+/// A provider the file can name besides `scripted` and `registered`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Provider {
+    /// `openai`: an OpenAI-compatible chat completion server.
+    OpenAi,
+    /// `openai-responses`: OpenAI's Responses API.
+    OpenAiResponses,
+    /// `anthropic`: Anthropic's Messages API.
+    Anthropic,
+    /// `gemini`: Google's Gemini API.
+    Gemini,
+}
+
+/// The reasoning settings a provider takes; the parser refuses those of other providers.
+#[derive(Debug, Default)]
+#[cfg_attr(
+    not(any(feature = "openai", feature = "anthropic", feature = "gemini")),
+    allow(dead_code)
+)]
+pub(crate) struct ReasoningSpec {
+    /// `thinking_budget` (anthropic, gemini): tokens the model may think with.
+    pub(crate) thinking_budget: Option<u32>,
+    /// `thinking_level` (gemini): minimal, low, medium, high.
+    pub(crate) thinking_level: Option<String>,
+    /// `interleaved_thinking` (anthropic): thinking between tool calls.
+    pub(crate) interleaved_thinking: Option<bool>,
+    /// `reasoning_effort` (openai-responses): none ... xhigh.
+    pub(crate) reasoning_effort: Option<String>,
+    /// `store` (openai-responses): whether OpenAI keeps the response.
+    pub(crate) store: Option<bool>,
 }
 
 /// How to reach an MCP server.

@@ -11,6 +11,12 @@ mod hostile;
 mod mcp;
 #[cfg(feature = "openai")]
 mod openai;
+#[cfg(all(
+    feature = "anthropic",
+    feature = "openai-responses",
+    feature = "gemini"
+))]
+mod providers;
 mod registry;
 #[cfg(feature = "server")]
 mod served;

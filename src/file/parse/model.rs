@@ -4,7 +4,7 @@ use adk::ModelOptions;
 use adk::testing::Turn;
 
 use crate::file::error::ProblemKind;
-use crate::file::spec::ModelSpec;
+use crate::file::spec::{ModelSpec, Provider, ReasoningSpec};
 use crate::file::yaml::{Node, Spanned, Walk};
 
 const KEYS: &[&str] = &[
@@ -20,9 +20,71 @@ const KEYS: &[&str] = &[
     "stop",
     "turns",
     "per_run",
+    "thinking_budget",
+    "thinking_level",
+    "interleaved_thinking",
+    "reasoning_effort",
+    "store",
 ];
 
-const PROVIDERS: &[&str] = &["openai", "scripted", "registered"];
+const PROVIDERS: &[&str] = &[
+    "openai",
+    "openai-responses",
+    "anthropic",
+    "gemini",
+    "scripted",
+    "registered",
+];
+
+/// A provider reached over HTTP: its name in the file, the cargo feature that brings it,
+/// the variable its model name defaults to, and the reasoning settings it takes.
+struct Hosted {
+    provider: Provider,
+    name: &'static str,
+    enabled: bool,
+    model_var: &'static str,
+    settings: &'static [&'static str],
+}
+
+const HOSTED: &[Hosted] = &[
+    Hosted {
+        provider: Provider::OpenAi,
+        name: "openai",
+        enabled: cfg!(feature = "openai"),
+        model_var: "OPENAI_MODEL",
+        settings: &[],
+    },
+    Hosted {
+        provider: Provider::OpenAiResponses,
+        name: "openai-responses",
+        enabled: cfg!(feature = "openai-responses"),
+        model_var: "OPENAI_MODEL",
+        settings: &["reasoning_effort", "store"],
+    },
+    Hosted {
+        provider: Provider::Anthropic,
+        name: "anthropic",
+        enabled: cfg!(feature = "anthropic"),
+        model_var: "ANTHROPIC_MODEL",
+        settings: &["thinking_budget", "interleaved_thinking"],
+    },
+    Hosted {
+        provider: Provider::Gemini,
+        name: "gemini",
+        enabled: cfg!(feature = "gemini"),
+        model_var: "GEMINI_MODEL",
+        settings: &["thinking_budget", "thinking_level"],
+    },
+];
+
+/// The reasoning settings of any provider.
+const REASONING: &[&str] = &[
+    "thinking_budget",
+    "thinking_level",
+    "interleaved_thinking",
+    "reasoning_effort",
+    "store",
+];
 
 /// The model and its options.
 pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>, ModelOptions) {
@@ -61,30 +123,45 @@ pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>,
             }
         }
     };
-    let spec = match provider.as_deref() {
-        Some("openai") => {
-            not_for(walk, &["turns", "per_run"], "openai");
-            if !cfg!(feature = "openai") {
-                let message = "the `openai` provider needs the `openai` feature of tower-adk";
+    let hosted = (provider.as_deref()).and_then(|name| HOSTED.iter().find(|h| h.name == name));
+    let spec = match (hosted, provider.as_deref()) {
+        (Some(hosted), _) => {
+            let name = hosted.name;
+            let refused: Vec<&str> = ["turns", "per_run"]
+                .into_iter()
+                .chain(REASONING.iter().copied())
+                .filter(|key| !hosted.settings.contains(key))
+                .collect();
+            not_for(walk, &refused, name);
+            if !hosted.enabled {
+                let message =
+                    format!("the `{name}` provider needs the `{name}` feature of tower-adk");
                 walk.at(node, ProblemKind::NotEnabled, message);
             }
-            if !fields.has("name") && walk.var("OPENAI_MODEL").is_none() {
-                let message = "the `openai` provider needs the model's `name` (or OPENAI_MODEL in the environment)";
+            if !fields.has("name") && walk.var(hosted.model_var).is_none() {
+                let message = format!(
+                    "the `{name}` provider needs the model's `name` (or {} in the environment)",
+                    hosted.model_var
+                );
                 walk.at(node, ProblemKind::MissingKey, message);
             }
-            Some(ModelSpec::OpenAi {
-                // OPENAI_MODEL from the environment the file is read with.
+            Some(ModelSpec::Hosted {
+                provider: hosted.provider,
+                // The model's variable from the environment the file is read with.
                 name: match fields.get("name") {
                     Some(node) => walk.string(node),
-                    None => walk.var("OPENAI_MODEL"),
+                    None => walk.var(hosted.model_var),
                 },
                 base_url: fields.get("base_url").and_then(|n| walk.string(n)),
                 api_key: fields.get("api_key").and_then(|n| walk.string(n)),
                 stream: fields.get("stream").and_then(|n| walk.bool(n)),
+                reasoning: reasoning(walk, &fields, hosted.provider),
             })
         }
-        Some("scripted") => {
-            not_for(walk, &["name", "base_url", "api_key", "stream"], "scripted");
+        (None, Some("scripted")) => {
+            let keys = ["name", "base_url", "api_key", "stream"];
+            not_for(walk, &keys, "scripted");
+            not_for(walk, REASONING, "scripted");
             let mut calls = Vec::new();
             let turns = match walk.required(&fields, "turns", "a scripted model") {
                 Some(node) => walk.list(node, |walk, node| turn(walk, node, &mut calls)),
@@ -97,9 +174,10 @@ pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>,
                 calls,
             })
         }
-        Some("registered") => {
+        (None, Some("registered")) => {
             let keys = ["turns", "per_run", "stream", "base_url", "api_key"];
             not_for(walk, &keys, "registered");
+            not_for(walk, REASONING, "registered");
             walk.required(&fields, "name", "a registered model")
                 .and_then(|n| walk.name(n))
                 .map(ModelSpec::Registered)
@@ -107,6 +185,36 @@ pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>,
         _ => None,
     };
     (spec, options)
+}
+
+/// The reasoning settings (those of other providers were refused before).
+fn reasoning(
+    walk: &mut Walk<'_>,
+    fields: &crate::file::yaml::Fields<'_, '_>,
+    provider: Provider,
+) -> ReasoningSpec {
+    // Anthropic asks for at least 1,024 tokens; Gemini takes 0 (no thinking, where the
+    // model allows it).
+    let least = if provider == Provider::Anthropic {
+        1024
+    } else {
+        0
+    };
+    ReasoningSpec {
+        thinking_budget: fields
+            .get("thinking_budget")
+            .and_then(|n| walk.u32(n, least)),
+        thinking_level: (fields.get("thinking_level"))
+            .and_then(|n| walk.choice(n, "thinking level", &["minimal", "low", "medium", "high"])),
+        interleaved_thinking: fields
+            .get("interleaved_thinking")
+            .and_then(|n| walk.bool(n)),
+        reasoning_effort: fields.get("reasoning_effort").and_then(|n| {
+            let efforts = ["none", "minimal", "low", "medium", "high", "xhigh"];
+            walk.choice(n, "reasoning effort", &efforts)
+        }),
+        store: fields.get("store").and_then(|n| walk.bool(n)),
+    }
 }
 
 /// One scripted turn: `{text}` (or `{stream: [chunks]}`, text that streams in those
