@@ -344,6 +344,26 @@ impl Source {
         }
     }
 
+    /// Inline data from its bytes (encoded here, standard base64 with padding).
+    ///
+    /// ```
+    /// use tower_adk::Message;
+    /// use tower_adk::content::{Part, Source};
+    ///
+    /// let png: &[u8] = &[0x89, b'P', b'N', b'G'];
+    /// let source = Source::from_bytes("image/png", png);
+    /// assert_eq!(source, Source::base64("image/png", "iVBORw=="));
+    /// let message = Message::user(vec![Part::text("What is in it?"), Part::image(source)]);
+    /// assert_eq!(message.content(), "What is in it?");
+    /// ```
+    pub fn from_bytes(media_type: impl Into<String>, bytes: impl AsRef<[u8]>) -> Self {
+        use base64::Engine as _;
+        Source::Base64 {
+            media_type: media_type.into(),
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+        }
+    }
+
     /// At a URL.
     pub fn url(url: impl Into<String>) -> Self {
         Source::Url {

@@ -21,6 +21,10 @@ mod structured_output;
 #[path = "../../examples/long_conversation.rs"]
 mod long_conversation;
 
+#[allow(dead_code)]
+#[path = "../../examples/vision.rs"]
+mod vision;
+
 use tower_adk::{RunStatus, ToolErrorKind};
 
 /// Runs the approval example's session with `input` on stdin; its result and output.
@@ -233,4 +237,36 @@ fn the_readmes_rust_examples_are_whole_programs_with_no_hidden_lines() {
         }
     }
     assert!(programs >= 6, "{programs} Rust examples found");
+}
+
+/// The vision example's image reaches the model as an image part, its bytes intact, after
+/// the question; the answer is the model's.
+#[tokio::test]
+async fn vision_example_sends_the_image_as_a_part_and_prints_the_answer() {
+    use std::path::Path;
+    use tower::ServiceExt;
+    use tower_adk::content::{Part, Source};
+
+    let path = Path::new(vision::DEFAULT_IMAGE);
+    assert_eq!(vision::media_type(path), Some("image/png"));
+    assert_eq!(vision::media_type(Path::new("notes.txt")), None);
+    assert_eq!(vision::media_type(Path::new("a.JPEG")), Some("image/jpeg"));
+    let bytes = std::fs::read(path).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG"), "a PNG file");
+
+    let script = vision::scripted();
+    let model = tower_adk::model::BoxModel::new(script.clone().map_err(Into::into));
+    let image = Source::from_bytes("image/png", &bytes);
+    let result = vision::ask(model, image.clone(), "What is it?")
+        .await
+        .unwrap();
+    assert_eq!(result.status, RunStatus::Completed);
+    assert!(result.final_message.content().contains("red square"));
+
+    let request = &script.requests()[0];
+    let user = request.messages.last().unwrap();
+    assert_eq!(
+        user.parts().to_vec(),
+        [Part::text("What is it?"), Part::image(image)]
+    );
 }
