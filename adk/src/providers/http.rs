@@ -1,14 +1,22 @@
 //! What the HTTP providers share: their client (default headers, timeouts), the endpoint
-//! checked, one POST whose error status becomes the provider's error ([`ProviderError`]),
+//! checked, one call to it read into a [`ModelResponse`] ([`Endpoint::call`]: a stream of
+//! server-sent events by the model's decoder, or a whole reply by its parser, the usage
+//! recorded), one POST whose error status becomes the provider's error ([`ProviderError`]),
 //! and, about failed calls, the server's message and code from an error body, the wait a
 //! `retry-after` header asks for, and excerpts of bodies kept in errors.
 
 use std::error::Error as StdError;
 use std::time::Duration;
 
+use futures::TryStreamExt;
 use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use http::{HeaderMap, StatusCode};
 use serde_json::Value;
+
+use crate::message::Message;
+use crate::model::ModelResponse;
+use crate::model::{Usage, UsageMeter};
+use crate::providers::sse::{Decode, DeltaStream};
 
 /// How a provider's error is made from what can fail in an HTTP call.
 pub(crate) trait ProviderError: Sized {
@@ -38,6 +46,93 @@ pub(crate) trait ProviderError: Sized {
             Self::dropped(error)
         }
     }
+}
+
+/// Where a model's requests go: the HTTP client (and its connection pool), the URL, and
+/// the model name sent with every request.
+#[derive(Debug)]
+pub(crate) struct Endpoint {
+    pub(crate) client: reqwest::Client,
+    pub(crate) url: reqwest::Url,
+    pub(crate) model: String,
+}
+
+/// A reply whose head has arrived.
+enum Reply {
+    /// Server-sent events (`text/event-stream`), still coming.
+    Events(reqwest::Response),
+    /// A whole body.
+    Whole(Vec<u8>),
+}
+
+impl Endpoint {
+    /// Posts `body` (JSON) and reads the reply: a stream with `decoder`, a whole body
+    /// with `whole` (the message and the usage it reports).
+    pub(crate) async fn call<E, D>(
+        &self,
+        body: Vec<u8>,
+        meter: Option<UsageMeter>,
+        decoder: D,
+        whole: impl FnOnce(&[u8]) -> Result<(Message, Option<Usage>), E>,
+    ) -> Result<ModelResponse, E>
+    where
+        E: ProviderError + StdError + Send + Sync + 'static,
+        D: Decode<Error = E> + Send + 'static,
+    {
+        match self.send::<E>(body).await? {
+            Reply::Events(response) => Ok(streamed(response, decoder, meter, &self.model)),
+            Reply::Whole(body) => {
+                let (message, usage) = whole(&body)?;
+                Ok(self::whole(message, usage, meter, &self.model))
+            }
+        }
+    }
+
+    /// Posts `body`, JSON; an error status becomes the provider's error (with the
+    /// server's message and the wait it asked for).
+    async fn send<E: ProviderError>(&self, body: Vec<u8>) -> Result<Reply, E> {
+        let response = post::<E>(&self.client, &self.url, body).await?;
+        if is_event_stream(&response) {
+            return Ok(Reply::Events(response));
+        }
+        let body = response.bytes().await.map_err(E::from_body)?;
+        // Without a copy when the body came in one piece.
+        Ok(Reply::Whole(Vec::from(body)))
+    }
+}
+
+/// A streamed reply read by `decoder`; its usage goes to the meter and is reported under
+/// the model's name.
+fn streamed<E, D>(
+    response: reqwest::Response,
+    decoder: D,
+    meter: Option<UsageMeter>,
+    model: &str,
+) -> ModelResponse
+where
+    E: ProviderError + StdError + Send + Sync + 'static,
+    D: Decode<Error = E> + Send + 'static,
+{
+    let body = response.bytes_stream().map_err(E::from_body);
+    let deltas = DeltaStream::new(body, decoder, meter, Some(model.to_owned()));
+    ModelResponse::stream(deltas)
+}
+
+/// A whole reply; its usage, if the server gave it, goes to the meter and is reported
+/// under the model's name.
+fn whole(
+    message: Message,
+    usage: Option<Usage>,
+    meter: Option<UsageMeter>,
+    model: &str,
+) -> ModelResponse {
+    let Some(usage) = usage else {
+        return ModelResponse::message(message);
+    };
+    if let Some(meter) = meter {
+        meter.record(usage);
+    }
+    ModelResponse::message(message).with_usage(Some(model.to_owned()), usage)
 }
 
 /// POSTs `body`, JSON already written; an error status becomes the provider's error, with

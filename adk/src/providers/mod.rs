@@ -32,6 +32,8 @@
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod future;
 #[cfg(feature = "gemini")]
 pub mod gemini;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
@@ -42,3 +44,6 @@ pub mod mcp;
 pub mod openai;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod sse;
+
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+pub use self::future::ResponseFuture;

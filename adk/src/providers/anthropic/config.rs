@@ -13,6 +13,7 @@ use super::cache::CacheBreakpoints;
 use super::error::ConfigError;
 use super::{AnthropicModel, Shared};
 use crate::providers::http;
+use crate::providers::http::Endpoint;
 
 /// The base URL used when none is given: Anthropic's API.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -236,9 +237,11 @@ impl AnthropicModelBuilder {
             .map_err(ConfigError::Client)?;
         Ok(AnthropicModel {
             shared: Arc::new(Shared {
-                client,
-                endpoint,
-                model,
+                endpoint: Endpoint {
+                    client,
+                    url: endpoint,
+                    model,
+                },
                 max_tokens: self.max_tokens,
                 thinking_budget: self.thinking_budget,
                 cache: self.cache,

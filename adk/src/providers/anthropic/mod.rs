@@ -115,13 +115,9 @@ pub mod sse;
 mod wire;
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use futures::future::BoxFuture;
-use futures::{FutureExt, TryStreamExt};
 use serde_json::{Map, Value};
 use tower::Service;
 
@@ -136,8 +132,7 @@ use self::wire::Reply;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::UsageMeter;
-use crate::providers::http::{self, ProviderError};
-use crate::providers::sse::DeltaStream;
+use crate::providers::http::Endpoint;
 
 /// The provider name of Anthropic's [`Reasoning`](crate::content::Reasoning) parts: only
 /// they go back to an Anthropic model.
@@ -154,9 +149,7 @@ pub struct AnthropicModel {
 
 /// What every clone of a model shares.
 struct Shared {
-    client: reqwest::Client,
-    endpoint: reqwest::Url,
-    model: String,
+    endpoint: Endpoint,
     max_tokens: u32,
     thinking_budget: Option<u32>,
     cache: Option<CacheBreakpoints>,
@@ -182,12 +175,12 @@ impl AnthropicModel {
 
     /// The model name sent with every request.
     pub fn model_name(&self) -> &str {
-        &self.shared.model
+        &self.shared.endpoint.model
     }
 
     /// The URL requests go to: `{base_url}/v1/messages`.
     pub fn endpoint(&self) -> &str {
-        self.shared.endpoint.as_str()
+        self.shared.endpoint.url.as_str()
     }
 
     /// Whether replies are requested as streams.
@@ -207,25 +200,14 @@ impl Shared {
         drop(request);
         // Writing out a JSON value cannot fail.
         let body = serde_json::to_vec(&body).unwrap_or_default();
-        let response = http::post::<AnthropicError>(&self.client, &self.endpoint, body).await?;
-        let is_stream = http::is_event_stream(&response);
-        let model = Some(self.model.clone());
-        if is_stream {
-            let body = response.bytes_stream().map_err(AnthropicError::from_body);
-            let deltas = DeltaStream::new(body, EventDecoder::new(), meter, model);
-            return Ok(ModelResponse::stream(deltas));
-        }
-        let body = response.bytes().await.map_err(AnthropicError::from_body)?;
-        let reply: Reply = serde_json::from_slice(&body)
-            .map_err(|e| AnthropicError::malformed_response(e.to_string(), &body))?;
-        let (message, usage) = reply.into_message();
-        let Some(usage) = usage else {
-            return Ok(ModelResponse::message(message));
+        let whole = |body: &[u8]| {
+            let reply: Reply = serde_json::from_slice(body)
+                .map_err(|e| AnthropicError::malformed_response(e.to_string(), body))?;
+            Ok(reply.into_message())
         };
-        if let Some(meter) = meter {
-            meter.record(usage);
-        }
-        Ok(ModelResponse::message(message).with_usage(model, usage))
+        self.endpoint
+            .call(body, meter, EventDecoder::new(), whole)
+            .await
     }
 }
 
@@ -240,39 +222,19 @@ impl Service<ModelRequest> for AnthropicModel {
     }
 
     fn call(&mut self, request: ModelRequest) -> Self::Future {
-        ResponseFuture {
-            inner: Arc::clone(&self.shared).complete(request).boxed(),
-        }
+        ResponseFuture::new(Arc::clone(&self.shared).complete(request))
     }
 }
 
-/// The future of an [`AnthropicModel`] call: resolves when the response head has arrived
-/// (a streamed reply) or the whole reply has (otherwise).
-///
-/// It is boxed once per call, which is nothing next to an HTTP request.
-pub struct ResponseFuture {
-    inner: BoxFuture<'static, Result<ModelResponse, AnthropicError>>,
-}
-
-impl Future for ResponseFuture {
-    type Output = Result<ModelResponse, AnthropicError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.inner.as_mut().poll(cx)
-    }
-}
-
-impl fmt::Debug for ResponseFuture {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResponseFuture").finish_non_exhaustive()
-    }
-}
+/// The future of an [`AnthropicModel`] call: resolves when the response head has arrived (a
+/// streamed reply) or the whole reply has (otherwise).
+pub type ResponseFuture = crate::providers::ResponseFuture<AnthropicError>;
 
 impl fmt::Debug for AnthropicModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AnthropicModel")
-            .field("endpoint", &self.shared.endpoint.as_str())
-            .field("model", &self.shared.model)
+            .field("endpoint", &self.shared.endpoint.url.as_str())
+            .field("model", &self.shared.endpoint.model)
             .field("stream", &self.shared.stream)
             .finish_non_exhaustive()
     }

@@ -24,7 +24,7 @@ pub(super) fn request_body(
     let cache = (request.extensions().get::<CacheBreakpoints>()).or(shared.cache.as_ref());
     let cache = cache.copied().unwrap_or_default();
     let mut body = Map::new();
-    body.insert("model".into(), json!(shared.model));
+    body.insert("model".into(), json!(shared.endpoint.model));
     let (mut system, mut turns) = history(&request.messages)?;
     if let Some(control) = cache.control(cache.marks_system()) {
         mark_last(&mut system, control);

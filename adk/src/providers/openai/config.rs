@@ -8,10 +8,10 @@ use std::time::Duration;
 use ::http::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Map, Value};
 
-use super::endpoint::Endpoint;
 use super::error::ConfigError;
 use super::{OpenAiModel, Shared};
 use crate::providers::http;
+use crate::providers::http::Endpoint;
 
 /// The base URL used when none is given: OpenAI's API.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";

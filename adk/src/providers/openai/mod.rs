@@ -117,7 +117,6 @@
 //!   [`OpenAiModelBuilder::max_completion_tokens`].
 
 mod config;
-mod endpoint;
 mod error;
 #[cfg(feature = "openai-responses")]
 pub mod responses;
@@ -125,26 +124,22 @@ pub mod sse;
 mod wire;
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use futures::FutureExt;
-use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use tower::Service;
 
 pub use self::config::{
     DEFAULT_BASE_URL, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, OpenAiModelBuilder,
 };
-use self::endpoint::Endpoint;
 pub use self::error::{ConfigError, OpenAiError};
 use self::sse::ChunkDecoder;
 use self::wire::ChatCompletion;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::UsageMeter;
+use crate::providers::http::Endpoint;
 
 /// A model served by an OpenAI-compatible chat completion server.
 ///
@@ -229,34 +224,13 @@ impl Service<ModelRequest> for OpenAiModel {
     }
 
     fn call(&mut self, request: ModelRequest) -> Self::Future {
-        ResponseFuture {
-            inner: Arc::clone(&self.shared).complete(request).boxed(),
-        }
+        ResponseFuture::new(Arc::clone(&self.shared).complete(request))
     }
 }
 
-/// The future of an OpenAI model's call ([`OpenAiModel`], and `ResponsesModel` with the
-/// `openai-responses` feature): resolves when the response head has arrived
-/// (a streamed reply) or the whole reply has (otherwise).
-///
-/// It is boxed once per call, which is nothing next to an HTTP request.
-pub struct ResponseFuture {
-    inner: BoxFuture<'static, Result<ModelResponse, OpenAiError>>,
-}
-
-impl Future for ResponseFuture {
-    type Output = Result<ModelResponse, OpenAiError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.inner.as_mut().poll(cx)
-    }
-}
-
-impl fmt::Debug for ResponseFuture {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResponseFuture").finish_non_exhaustive()
-    }
-}
+/// The future of an [`OpenAiModel`] call: resolves when the response head has arrived (a
+/// streamed reply) or the whole reply has (otherwise).
+pub type ResponseFuture = crate::providers::ResponseFuture<OpenAiError>;
 
 impl fmt::Debug for OpenAiModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

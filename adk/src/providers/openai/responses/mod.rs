@@ -123,16 +123,15 @@ use std::fmt;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use futures::FutureExt;
 use serde_json::{Map, Value};
 use tower::Service;
 
 pub use self::config::{ReasoningEffort, ReasoningSummary, ResponsesModelBuilder};
 pub use self::decoder::EventDecoder;
 use self::reply::WholeResponse;
-use super::endpoint::Endpoint;
 use super::{ConfigError, OpenAiError, ResponseFuture};
 use crate::model::{ModelRequest, ModelResponse, UsageMeter};
+use crate::providers::http::Endpoint;
 
 /// The provider name of the reasoning parts this model reads and sends back.
 pub const PROVIDER: &str = "openai-responses";
@@ -220,9 +219,7 @@ impl Service<ModelRequest> for ResponsesModel {
     }
 
     fn call(&mut self, request: ModelRequest) -> Self::Future {
-        ResponseFuture {
-            inner: Arc::clone(&self.shared).complete(request).boxed(),
-        }
+        ResponseFuture::new(Arc::clone(&self.shared).complete(request))
     }
 }
 
