@@ -46,7 +46,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// The parts are boxed so that `Content` takes no more room than a `String`: every
 /// message of every history holds one, and most are text only.
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Content {
     /// Text only.
@@ -58,6 +58,7 @@ pub enum Content {
 impl Content {
     /// The text: all of it for text-only content, else the first text part (empty when
     /// there is none). See [`Content::all_text`] for every text part.
+    #[inline]
     pub fn text(&self) -> &str {
         match self {
             Content::Text(text) => text,
@@ -114,6 +115,7 @@ impl Content {
 
     /// Whether the content is text only (whatever its form): no image, file or
     /// reasoning.
+    #[inline]
     pub fn is_text(&self) -> bool {
         match self {
             Content::Text(_) => true,
@@ -173,6 +175,17 @@ impl Content {
     }
 }
 
+// By hand, to be inlined across crates: every history's copy clones one per message.
+impl Clone for Content {
+    #[inline]
+    fn clone(&self) -> Self {
+        match self {
+            Content::Text(text) => Content::Text(text.clone()),
+            Content::Parts(parts) => Content::Parts(parts.clone()),
+        }
+    }
+}
+
 impl Default for Content {
     fn default() -> Self {
         Content::Text(String::new())
@@ -182,12 +195,14 @@ impl Default for Content {
 impl Deref for Content {
     type Target = str;
 
+    #[inline]
     fn deref(&self) -> &str {
         self.text()
     }
 }
 
 impl AsRef<str> for Content {
+    #[inline]
     fn as_ref(&self) -> &str {
         self.text()
     }
@@ -209,24 +224,28 @@ impl fmt::Display for Content {
 }
 
 impl From<String> for Content {
+    #[inline]
     fn from(text: String) -> Self {
         Content::Text(text)
     }
 }
 
 impl From<&str> for Content {
+    #[inline]
     fn from(text: &str) -> Self {
         Content::Text(text.to_owned())
     }
 }
 
 impl From<&String> for Content {
+    #[inline]
     fn from(text: &String) -> Self {
         Content::Text(text.clone())
     }
 }
 
 impl From<Cow<'_, str>> for Content {
+    #[inline]
     fn from(text: Cow<'_, str>) -> Self {
         Content::Text(text.into_owned())
     }

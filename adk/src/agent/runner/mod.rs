@@ -299,31 +299,32 @@ impl Runner {
         }
         self.run.set_step(RunStep::Done);
         let Some(durable) = &mut self.durable else {
-            let result = self.run.take_result();
+            let result = Box::new(self.run.take_result());
             return Ok(self.priced(result));
         };
         // The thread goes on from this run's history; the record keeps no second copy.
         let instructed = !self.config.instruction().is_empty();
         let checkpoint = durable.complete(&mut self.run, instructed).await?;
-        let result = self.run.take_result();
+        let result = Box::new(self.run.take_result());
         let mut result = self.priced(result);
         result.checkpoint = Some(checkpoint);
         Ok(result)
     }
 
-    /// The result, with its cost if the agent has prices.
-    fn priced(&self, mut result: AgentResult) -> Box<AgentResult> {
+    /// The result, with its cost if the agent has prices. (Boxed where it is made: a
+    /// result moved into its box is a copy of some 400 bytes.)
+    fn priced(&self, mut result: Box<AgentResult>) -> Box<AgentResult> {
         if let Some(prices) = &self.agent.prices {
             result.cost = Some(result.usage.cost(prices));
         }
-        Box::new(result)
+        result
     }
 
     /// Writes the interrupted run's checkpoint; the result names it and the interrupts.
     async fn stop_at_interrupts(&mut self) -> Result<Box<AgentResult>, AgentError> {
         let durable = self.durable.as_mut().ok_or(AgentError::Incomplete)?;
         let (checkpoint, interrupts) = durable.stop(&self.run).await?;
-        let mut result = self.priced(self.run.interrupted_result());
+        let mut result = self.priced(Box::new(self.run.interrupted_result()));
         result.interrupts = interrupts;
         result.checkpoint = Some(checkpoint);
         Ok(result)
