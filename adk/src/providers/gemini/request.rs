@@ -379,7 +379,7 @@ fn model_parts<'a>(
             let calls = calls.iter().map(|call| call_part(call, None));
             return Ok(text.into_iter().chain(calls).collect());
         }
-        Content::Parts(parts) => parts,
+        Content::Parts(parts) => parts.as_slice(),
     };
     let mut out = Vec::with_capacity(parts.len() + calls.len());
     let mut signature: Option<&'a str> = None;
@@ -489,7 +489,7 @@ fn result_parts<'a>(
     };
     let mut attached = Vec::new();
     if let Content::Parts(parts) = content {
-        for part in parts {
+        for part in parts.iter() {
             let (source, name, what) = match part {
                 Part::Image(source) => (source, None, "image"),
                 Part::File { source, name } => (source, name.as_deref(), "file"),
