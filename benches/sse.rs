@@ -6,14 +6,8 @@
 //! figure to read is the time per iteration divided by 1,000: the cost per chunk.
 //! `decode` adds the JSON of each chunk (`ChunkDecoder`), for scale.
 //!
-//! With the `gemini` feature, `gemini_decode` reads the same reply as Gemini streams it
-//! (1,000 `GenerateContentResponse` chunks: the same text, the two calls whole with their
-//! thought signatures, `usageMetadata` on every chunk as the API sends it, the finish
-//! chunk) with the Gemini model's decoder (`ReplyDecoder`), on the same SSE parser: the
-//! cost per chunk of each provider's decoding, side by side.
-//!
 //! ```text
-//! cargo bench --features openai,gemini --bench sse
+//! cargo bench --features openai --bench sse
 //! ```
 
 use std::hint::black_box;
@@ -136,80 +130,6 @@ fn decode_ours(pieces: &[Vec<u8>]) -> usize {
     black_box(&deltas).len()
 }
 
-/// The same reply as Gemini streams it, and where each event ends: `EVENTS` chunks.
-#[cfg(feature = "gemini")]
-fn gemini_body() -> (Vec<u8>, Vec<usize>) {
-    const HEAD: &str = r#"{"candidates": [{"content": {"parts": ["#;
-    const TAIL: &str = r#"], "role": "model"}, "index": 0}], "usageMetadata": {"promptTokenCount": 87, "candidatesTokenCount": 12, "totalTokenCount": 99, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 87}]}, "modelVersion": "gemini-2.5-flash", "responseId": "cNSfaL2nLvCez7IPxKGWuAg"}"#;
-    const SIGNATURE: &str = "CiQBVKhc7gVNlWrmzW9MEk/bjBDPDpxUEY9TBFuB8vn6CVjiCFgKeAFUqFzuJXH+jzpn9qLqTHoB2bJO4X9zCVKNe4cI7Wej+GjGuUP3DU5VAanQuz9agncQ299dkIYc/8uB2Wp2zFkFeq2v5SEUpKQfmlElMDRGM4cwU0LKHfOfEYYgWGXwjnbRvaP+lFtEb4DA";
-    let words = [
-        "The",
-        " weather",
-        " in",
-        " Zürich",
-        " is",
-        " 21",
-        "°C",
-        " and",
-        " sunny",
-        ".",
-        " I",
-        "'ll",
-        " check",
-        " the",
-        " forecast",
-        " —",
-        " one",
-        " moment",
-        "\\n",
-        " Done",
-    ];
-    let mut parts: Vec<String> = (0..EVENTS - 3)
-        .map(|i| format!(r#"{{"text": "{}"}}"#, words[i % words.len()]))
-        .collect();
-    for name in ["weather", "forecast"] {
-        parts.push(format!(
-            r#"{{"functionCall": {{"name": "{name}", "args": {{"city": "Zürich"}}}}, "thoughtSignature": "{SIGNATURE}"}}"#
-        ));
-    }
-    let mut events: Vec<String> = parts.iter().map(|p| format!("{HEAD}{p}{TAIL}")).collect();
-    events.push(format!(
-        r#"{HEAD}{{"text": ""}}], "role": "model"}}, "finishReason": "STOP", "index": 0}}], "usageMetadata": {{"promptTokenCount": 87, "candidatesTokenCount": 412, "thoughtsTokenCount": 120, "totalTokenCount": 619}}, "modelVersion": "gemini-2.5-flash", "responseId": "cNSfaL2nLvCez7IPxKGWuAg"}}"#
-    ));
-    assert_eq!(events.len(), EVENTS);
-    let mut bytes = Vec::new();
-    let mut ends = Vec::new();
-    for event in events {
-        bytes.extend_from_slice(b"data: ");
-        bytes.extend_from_slice(event.as_bytes());
-        bytes.extend_from_slice(b"\r\n\r\n");
-        ends.push(bytes.len());
-    }
-    (bytes, ends)
-}
-
-/// Our reader with the Gemini model's decoder: each chunk decoded into deltas.
-#[cfg(feature = "gemini")]
-#[inline(never)]
-fn decode_gemini(pieces: &[Vec<u8>]) -> usize {
-    let mut parser = SseParser::new();
-    let mut decoder = tower_adk::providers::gemini::ReplyDecoder::new();
-    let mut deltas: Vec<ModelDelta> = Vec::new();
-    for piece in pieces {
-        parser.feed(piece);
-        while let Some(event) = parser.next_event().unwrap_or_else(|e| panic!("{e}")) {
-            decoder
-                .decode(&event, &mut deltas)
-                .unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
-    assert_eq!(
-        decoder.finish().unwrap_or_else(|e| panic!("{e}")),
-        tower_adk::providers::sse::Flow::Done
-    );
-    black_box(&deltas).len()
-}
-
 /// A careful SSE reader written for this stream and nothing else: lines found with
 /// `memchr`, `data:` values borrowed from the buffer (joined only when an event has
 /// several), checked as UTF-8 once per event; LF or CRLF line ends, comments and other
@@ -292,17 +212,6 @@ fn sse(c: &mut Criterion) {
         group.bench_function("ours", |b| b.iter(|| read_ours(&pieces)));
         group.bench_function("ours_decode", |b| b.iter(|| decode_ours(&pieces)));
         group.finish();
-    }
-    #[cfg(feature = "gemini")]
-    {
-        let (body, ends) = gemini_body();
-        for (cut, pieces) in pieces(&body, &ends) {
-            assert!(decode_gemini(&pieces) > EVENTS / 2);
-            let mut group = c.benchmark_group(format!("sse_1000_chunks/{cut}"));
-            group.throughput(Throughput::Elements(EVENTS as u64));
-            group.bench_function("gemini_decode", |b| b.iter(|| decode_gemini(&pieces)));
-            group.finish();
-        }
     }
 }
 
