@@ -379,7 +379,7 @@ fn model_parts<'a>(
             let calls = calls.iter().map(|call| call_part(call, None));
             return Ok(text.into_iter().chain(calls).collect());
         }
-        Content::Parts(parts) => parts,
+        Content::Parts(parts) => parts.as_slice(),
     };
     let mut out = Vec::with_capacity(parts.len() + calls.len());
     let mut signature: Option<&'a str> = None;

@@ -2,9 +2,11 @@
 //! (and a whole reply, which is one chunk) is a `GenerateContentResponse`, whose first
 //! candidate's parts become text, reasoning, image, file and tool-call deltas, in order.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::error::GeminiError;
@@ -23,14 +25,21 @@ const NORMAL_FINISH: [&str; 3] = ["STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFI
 /// One `GenerateContentResponse`: a streamed chunk, or a whole reply.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct Chunk {
+pub(super) struct Chunk<'a> {
     #[serde(default)]
     candidates: Vec<Candidate>,
     prompt_feedback: Option<PromptFeedback>,
     usage_metadata: Option<UsageMetadata>,
-    response_id: Option<String>,
-    error: Option<Value>,
+    /// Borrowed: every chunk repeats it, and only the first is kept.
+    #[serde(borrow)]
+    response_id: Option<Borrowed<'a>>,
+    error: Option<IgnoredAny>,
 }
+
+/// A string borrowed from the chunk's text when it has no escapes. (serde borrows a
+/// `Cow<str>` field, but not one inside an `Option`: that one is always copied.)
+#[derive(Deserialize)]
+struct Borrowed<'a>(#[serde(borrow)] Cow<'a, str>);
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -189,12 +198,12 @@ impl ReplyDecoder {
     }
 
     /// Reads a parsed chunk.
-    pub(super) fn read(&mut self, chunk: Chunk, out: &mut impl Extend<ModelDelta>) {
+    pub(super) fn read(&mut self, chunk: Chunk<'_>, out: &mut impl Extend<ModelDelta>) {
         if let Some(usage) = &chunk.usage_metadata {
             self.usage = Some(usage.usage());
         }
         if self.response_id.is_none() {
-            self.response_id = chunk.response_id;
+            self.response_id = chunk.response_id.map(|id| id.0.into_owned());
         }
         if let Some(PromptFeedback {
             block_reason: Some(reason),
