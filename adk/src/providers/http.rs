@@ -11,7 +11,6 @@ use std::time::Duration;
 use futures::TryStreamExt;
 use http::header::{CONTENT_TYPE, HeaderName, HeaderValue};
 use http::{HeaderMap, StatusCode};
-use serde_json::Value;
 
 use crate::message::Message;
 use crate::model::ModelResponse;
@@ -222,7 +221,9 @@ const EXCERPT: usize = 1000;
 /// The server's message and code from an error body: OpenAI's
 /// `{"error": {"message", "code", "type"}}`, `{"error": "..."}`, `{"message": ...}`,
 /// FastAPI's `{"detail": ...}`, or the body as text. `None` for an empty body.
+#[cfg(any(feature = "openai", feature = "anthropic"))]
 pub(crate) fn server_message(body: &str) -> (Option<String>, Option<String>) {
+    use serde_json::Value;
     let body = body.trim();
     let Ok(value) = serde_json::from_str::<Value>(body) else {
         return ((!body.is_empty()).then(|| excerpt(body)), None);
@@ -280,10 +281,13 @@ pub(crate) fn excerpt(text: &str) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use super::{excerpt, server_message};
+    use super::excerpt;
 
     #[test]
+    #[cfg(any(feature = "openai", feature = "anthropic"))]
     fn the_message_and_code_come_from_the_error_object() {
+        use super::server_message;
+
         let body =
             r#"{"error": {"message": "Invalid key", "type": "auth", "code": "invalid_api_key"}}"#;
         assert_eq!(

@@ -6,12 +6,13 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::header::{HeaderMap, HeaderName, HeaderValue};
+use ::http::header::HeaderMap;
 use serde_json::{Map, Value, json};
 
 use super::error::ConfigError;
 use super::request::ToolMedia;
 use super::{GeminiModel, Shared};
+use crate::providers::http::{self, Endpoint};
 
 /// The base URL used when none is given: Google's Generative Language API.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
@@ -285,18 +286,16 @@ impl GeminiModelBuilder {
             self.base_url.trim().trim_end_matches('/'),
             self.api_version.trim().trim_matches('/'),
         );
-        let stream_url = url(
-            &self.base_url,
-            &format!("{base}:streamGenerateContent?alt=sse"),
-        )?;
-        let whole_url = url(&self.base_url, &format!("{base}:generateContent"))?;
+        let method = if self.stream {
+            ":streamGenerateContent?alt=sse"
+        } else {
+            ":generateContent"
+        };
+        let url = url(&self.base_url, &format!("{base}{method}"))?;
         let client = self.client()?;
         Ok(GeminiModel {
             shared: Arc::new(Shared {
-                client,
-                stream_url,
-                whole_url,
-                model,
+                endpoint: Endpoint { client, url, model },
                 stream: self.stream,
                 thinking: self.thinking,
                 tool_media: self.tool_media,
@@ -307,45 +306,26 @@ impl GeminiModelBuilder {
     }
 
     fn client(&self) -> Result<reqwest::Client, ConfigError> {
+        let invalid = |(name, reason)| ConfigError::InvalidHeader { name, reason };
         let mut headers = HeaderMap::new();
-        let invalid = |name: &str, reason: String| ConfigError::InvalidHeader {
-            name: name.to_owned(),
-            reason,
-        };
         for (name, value) in &self.headers {
-            let header = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|e| invalid(name, e.to_string()))?;
-            let value = HeaderValue::from_str(value).map_err(|e| invalid(name, e.to_string()))?;
-            headers.append(header, value);
+            let (name, value) = http::header(name, value, false).map_err(invalid)?;
+            headers.append(name, value);
         }
         if let Some(key) = &self.api_key {
-            let mut value =
-                HeaderValue::from_str(key).map_err(|e| invalid(API_KEY_HEADER, e.to_string()))?;
-            value.set_sensitive(true);
-            headers.insert(API_KEY_HEADER, value);
+            let (name, value) = http::header(API_KEY_HEADER, key, true).map_err(invalid)?;
+            headers.insert(name, value);
         }
-        let mut client = reqwest::Client::builder().default_headers(headers);
-        if let Some(timeout) = self.connect_timeout {
-            client = client.connect_timeout(timeout);
-        }
-        if let Some(timeout) = self.read_timeout {
-            client = client.read_timeout(timeout);
-        }
-        client.build().map_err(ConfigError::Client)
+        http::client(headers, self.connect_timeout, self.read_timeout).map_err(ConfigError::Client)
     }
 }
 
 /// A request URL, checked.
 fn url(base_url: &str, url: &str) -> Result<reqwest::Url, ConfigError> {
-    let invalid = |reason: &str| ConfigError::InvalidBaseUrl {
+    http::endpoint(url).map_err(|reason| ConfigError::InvalidBaseUrl {
         url: base_url.to_owned(),
-        reason: reason.to_owned(),
-    };
-    let url = reqwest::Url::parse(url).map_err(|e| invalid(&e.to_string()))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(invalid("the scheme must be http or https"));
-    }
-    Ok(url)
+        reason,
+    })
 }
 
 impl fmt::Debug for GeminiModelBuilder {

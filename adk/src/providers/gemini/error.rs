@@ -6,11 +6,11 @@
 use std::error::Error as StdError;
 use std::time::Duration;
 
-use http::{HeaderMap, StatusCode};
+use ::http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::providers::http::{excerpt, retry_after};
+use crate::providers::http::{self, ProviderError, excerpt, retry_after};
 use crate::providers::sse::SseError;
 
 /// Why a call to the Gemini API failed.
@@ -171,32 +171,7 @@ impl GeminiError {
     /// included), for errors that wrap it, such as a `BoxError` from a retry layer or an
     /// [`AgentError`](crate::AgentError).
     pub fn find<'a>(error: &'a (dyn StdError + 'static)) -> Option<&'a GeminiError> {
-        let mut next = Some(error);
-        while let Some(error) = next {
-            if let Some(found) = error.downcast_ref::<GeminiError>() {
-                return Some(found);
-            }
-            next = error.source();
-        }
-        None
-    }
-
-    /// The error of a request that failed before its response arrived.
-    pub(super) fn from_send(error: reqwest::Error) -> Self {
-        if error.is_timeout() {
-            GeminiError::Timeout(error)
-        } else {
-            GeminiError::Request(error)
-        }
-    }
-
-    /// The error of a response body that could not be read to its end.
-    pub(super) fn from_body(error: reqwest::Error) -> Self {
-        if error.is_timeout() {
-            GeminiError::Timeout(error)
-        } else {
-            GeminiError::ConnectionDropped(error)
-        }
+        http::find(error)
     }
 
     /// The error for an error response: its status, headers and body.
@@ -324,6 +299,24 @@ pub enum ConfigError {
     /// The HTTP client could not be built (e.g. no TLS backend).
     #[error("the HTTP client could not be built: {0}")]
     Client(#[source] reqwest::Error),
+}
+
+impl ProviderError for GeminiError {
+    fn timeout(error: reqwest::Error) -> Self {
+        GeminiError::Timeout(error)
+    }
+
+    fn request(error: reqwest::Error) -> Self {
+        GeminiError::Request(error)
+    }
+
+    fn dropped(error: reqwest::Error) -> Self {
+        GeminiError::ConnectionDropped(error)
+    }
+
+    fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
+        GeminiError::from_response(status, headers, body)
+    }
 }
 
 impl From<SseError> for GeminiError {

@@ -123,13 +123,9 @@ mod schema;
 mod stream;
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use futures::future::BoxFuture;
-use futures::{FutureExt, TryStreamExt};
 use serde_json::{Map, Value};
 use tower::Service;
 
@@ -145,7 +141,8 @@ use crate::model::MessageAccumulator;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::UsageMeter;
-use crate::providers::sse::{DeltaStream, Flow};
+use crate::providers::http::Endpoint;
+use crate::providers::sse::Flow;
 
 /// A Gemini model on Google's Generative Language API.
 ///
@@ -158,10 +155,7 @@ pub struct GeminiModel {
 
 /// What every clone of a model shares.
 struct Shared {
-    client: reqwest::Client,
-    stream_url: reqwest::Url,
-    whole_url: reqwest::Url,
-    model: String,
+    endpoint: Endpoint,
     stream: bool,
     thinking: Thinking,
     tool_media: ToolMedia,
@@ -187,17 +181,13 @@ impl GeminiModel {
 
     /// The model name in the request path.
     pub fn model_name(&self) -> &str {
-        &self.shared.model
+        &self.shared.endpoint.model
     }
 
     /// The URL requests go to: `…:streamGenerateContent?alt=sse`, or `…:generateContent`
     /// when streaming is off.
     pub fn endpoint(&self) -> &str {
-        if self.shared.stream {
-            self.shared.stream_url.as_str()
-        } else {
-            self.shared.whole_url.as_str()
-        }
+        self.shared.endpoint.url.as_str()
     }
 
     /// Whether replies are requested as streams.
@@ -215,48 +205,27 @@ impl Shared {
         let body = request::request_body(&self, &request)?;
         let meter = request.extensions().get::<UsageMeter>().cloned();
         drop(request);
-        let url = if self.stream {
-            &self.stream_url
-        } else {
-            &self.whole_url
+        // Writing out a JSON value cannot fail.
+        let body = serde_json::to_vec(&body).unwrap_or_default();
+        let whole = |body: &[u8]| {
+            let chunk: Chunk = serde_json::from_slice(body)
+                .map_err(|e| GeminiError::malformed_response(e.to_string(), body))?;
+            let mut decoder = ReplyDecoder::new();
+            let mut reply = MessageAccumulator::default();
+            let mut deltas = Vec::new();
+            decoder.read(chunk, &mut deltas);
+            deltas.into_iter().for_each(|delta| reply.push(delta));
+            if decoder.finish()? == Flow::More {
+                return Err(GeminiError::malformed_response(
+                    "a reply without a finish reason",
+                    body,
+                ));
+            }
+            Ok((reply.finish(), decoder.usage()))
         };
-        let response = (self.client.post(url.clone()).json(&body).send().await)
-            .map_err(GeminiError::from_send)?;
-        let status = response.status();
-        if !status.is_success() {
-            let headers = response.headers().clone();
-            // A body that cannot be read still leaves the status to report.
-            let body = response.bytes().await.unwrap_or_default();
-            return Err(GeminiError::from_response(status, &headers, &body));
-        }
-        let model = Some(self.model.clone());
-        if self.stream {
-            let body = response.bytes_stream().map_err(GeminiError::from_body);
-            let deltas = DeltaStream::new(body, ReplyDecoder::new(), meter, model);
-            return Ok(ModelResponse::stream(deltas));
-        }
-        let body = response.bytes().await.map_err(GeminiError::from_body)?;
-        let chunk: Chunk = serde_json::from_slice(&body)
-            .map_err(|e| GeminiError::malformed_response(e.to_string(), &body))?;
-        let mut decoder = ReplyDecoder::new();
-        let mut reply = MessageAccumulator::default();
-        let mut deltas = Vec::new();
-        decoder.read(chunk, &mut deltas);
-        deltas.into_iter().for_each(|delta| reply.push(delta));
-        if decoder.finish()? == Flow::More {
-            return Err(GeminiError::malformed_response(
-                "a reply without a finish reason",
-                &body,
-            ));
-        }
-        let message = reply.finish();
-        let Some(usage) = decoder.usage() else {
-            return Ok(ModelResponse::message(message));
-        };
-        if let Some(meter) = meter {
-            meter.record(usage);
-        }
-        Ok(ModelResponse::message(message).with_usage(model, usage))
+        self.endpoint
+            .call(body, meter, ReplyDecoder::new(), whole)
+            .await
     }
 }
 
@@ -271,39 +240,19 @@ impl Service<ModelRequest> for GeminiModel {
     }
 
     fn call(&mut self, request: ModelRequest) -> Self::Future {
-        ResponseFuture {
-            inner: Arc::clone(&self.shared).complete(request).boxed(),
-        }
+        ResponseFuture::new(Arc::clone(&self.shared).complete(request))
     }
 }
 
-/// The future of a [`GeminiModel`] call: resolves when the response head has arrived
-/// (a streamed reply) or the whole reply has (otherwise).
-///
-/// It is boxed once per call, which is nothing next to an HTTP request.
-pub struct ResponseFuture {
-    inner: BoxFuture<'static, Result<ModelResponse, GeminiError>>,
-}
-
-impl Future for ResponseFuture {
-    type Output = Result<ModelResponse, GeminiError>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        self.inner.as_mut().poll(cx)
-    }
-}
-
-impl fmt::Debug for ResponseFuture {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResponseFuture").finish_non_exhaustive()
-    }
-}
+/// The future of a [`GeminiModel`] call: resolves when the response head has arrived (a
+/// streamed reply) or the whole reply has (otherwise).
+pub type ResponseFuture = crate::providers::ResponseFuture<GeminiError>;
 
 impl fmt::Debug for GeminiModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("GeminiModel")
             .field("endpoint", &self.endpoint())
-            .field("model", &self.shared.model)
+            .field("model", &self.shared.endpoint.model)
             .field("stream", &self.shared.stream)
             .finish_non_exhaustive()
     }
