@@ -153,6 +153,16 @@ pub struct GeminiModel {
     shared: Arc<Shared>,
 }
 
+/// The provider name on Gemini's reasoning parts.
+const PROVIDER: &str = "gemini";
+
+/// What a thought signature's [`Reasoning::kind`](crate::content::Reasoning::kind) is.
+const THOUGHT_SIGNATURE: &str = "thought_signature";
+
+/// The prefix of the call ids this provider makes for calls that came without one: such
+/// ids are ours, and are not sent back to Gemini as `functionCall.id`.
+const MADE_ID: &str = "gemini-";
+
 /// What every clone of a model shares.
 struct Shared {
     endpoint: Endpoint,

@@ -8,17 +8,10 @@ use serde_json::{Map, Value, json};
 use super::Shared;
 use super::error::GeminiError;
 use super::schema;
-use super::stream::PROVIDER;
+use super::{MADE_ID, PROVIDER, THOUGHT_SIGNATURE};
 use crate::content::{Content, Part, Reasoning, Source};
 use crate::message::{Message, ToolCall};
 use crate::model::{ModelRequest, ToolChoice};
-
-/// What a thought signature's [`Reasoning::kind`] is.
-pub(super) const THOUGHT_SIGNATURE: &str = "thought_signature";
-
-/// The prefix of the call ids this provider makes for calls that came without one: such
-/// ids are ours, and are not sent back to Gemini as `functionCall.id`.
-pub(super) const MADE_ID: &str = "gemini-";
 
 /// Where a tool result's images and files go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

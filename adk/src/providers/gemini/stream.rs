@@ -10,14 +10,11 @@ use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::error::GeminiError;
-use super::request::{MADE_ID, THOUGHT_SIGNATURE};
+use super::{MADE_ID, PROVIDER, THOUGHT_SIGNATURE};
 use crate::content::{Part, Reasoning, Source};
 use crate::model::ModelDelta;
 use crate::model::Usage;
 use crate::providers::sse::{Decode, Flow, SseEvent};
-
-/// The provider name on Gemini's reasoning parts.
-pub(super) const PROVIDER: &str = "gemini";
 
 /// Finish reasons of a reply that ended as the model meant it to.
 const NORMAL_FINISH: [&str; 3] = ["STOP", "MAX_TOKENS", "FINISH_REASON_UNSPECIFIED"];
