@@ -133,7 +133,7 @@ pub use self::config::{
     DEFAULT_API_VERSION, DEFAULT_BASE_URL, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT,
     GeminiModelBuilder, Thinking,
 };
-pub use self::error::{ConfigError, GeminiError};
+pub use self::error::GeminiError;
 pub use self::request::ToolMedia;
 use self::stream::Chunk;
 pub use self::stream::ReplyDecoder;
@@ -141,6 +141,8 @@ use crate::model::MessageAccumulator;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::UsageMeter;
+/// Why a model could not be built: the error every HTTP provider's builder shares.
+pub use crate::providers::connection::ConfigError;
 use crate::providers::http::Endpoint;
 use crate::providers::sse::Flow;
 
