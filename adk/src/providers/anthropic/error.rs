@@ -229,13 +229,6 @@ impl AnthropicError {
             source,
         }
     }
-
-    pub(super) fn malformed_response(reason: impl Into<String>, body: &[u8]) -> Self {
-        AnthropicError::MalformedResponse {
-            reason: reason.into(),
-            body: excerpt(&String::from_utf8_lossy(body)),
-        }
-    }
 }
 
 impl ProviderError for AnthropicError {
@@ -254,17 +247,19 @@ impl ProviderError for AnthropicError {
     fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
         AnthropicError::from_response(status, headers, body)
     }
+
+    fn incomplete() -> Self {
+        AnthropicError::StreamIncomplete
+    }
+
+    fn malformed(reason: String, body: String) -> Self {
+        AnthropicError::MalformedResponse { reason, body }
+    }
 }
 
 impl From<SseError> for AnthropicError {
     fn from(error: SseError) -> Self {
-        match error {
-            SseError::Incomplete => AnthropicError::StreamIncomplete,
-            SseError::EventTooLong { start } => AnthropicError::MalformedResponse {
-                reason: "an event longer than 8 MiB".to_owned(),
-                body: excerpt(&start),
-            },
-        }
+        AnthropicError::from_sse(error)
     }
 }
 

@@ -134,7 +134,7 @@ use crate::model::ModelResponse;
 use crate::model::UsageMeter;
 /// Why a model could not be built: the error every HTTP provider's builder shares.
 pub use crate::providers::connection::ConfigError;
-use crate::providers::http::Endpoint;
+use crate::providers::http::{Endpoint, ProviderError};
 
 /// The provider name of Anthropic's [`Reasoning`](crate::content::Reasoning) parts: only
 /// they go back to an Anthropic model.

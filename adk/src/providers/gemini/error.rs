@@ -215,13 +215,6 @@ impl GeminiError {
             source,
         }
     }
-
-    pub(super) fn malformed_response(reason: impl Into<String>, body: &[u8]) -> Self {
-        GeminiError::MalformedResponse {
-            reason: reason.into(),
-            body: excerpt(&String::from_utf8_lossy(body)),
-        }
-    }
 }
 
 /// What an error body says: Google's `{"error": {"code", "message", "status",
@@ -289,17 +282,19 @@ impl ProviderError for GeminiError {
     fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
         GeminiError::from_response(status, headers, body)
     }
+
+    fn incomplete() -> Self {
+        GeminiError::StreamIncomplete
+    }
+
+    fn malformed(reason: String, body: String) -> Self {
+        GeminiError::MalformedResponse { reason, body }
+    }
 }
 
 impl From<SseError> for GeminiError {
     fn from(error: SseError) -> Self {
-        match error {
-            SseError::Incomplete => GeminiError::StreamIncomplete,
-            SseError::EventTooLong { start } => GeminiError::MalformedResponse {
-                reason: "an event longer than 8 MiB".to_owned(),
-                body: excerpt(&start),
-            },
-        }
+        GeminiError::from_sse(error)
     }
 }
 

@@ -186,13 +186,6 @@ impl OpenAiError {
             source,
         }
     }
-
-    pub(super) fn malformed_response(reason: impl Into<String>, body: &[u8]) -> Self {
-        OpenAiError::MalformedResponse {
-            reason: reason.into(),
-            body: excerpt(&String::from_utf8_lossy(body)),
-        }
-    }
 }
 
 impl ProviderError for OpenAiError {
@@ -211,17 +204,19 @@ impl ProviderError for OpenAiError {
     fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
         OpenAiError::from_response(status, headers, body)
     }
+
+    fn incomplete() -> Self {
+        OpenAiError::StreamIncomplete
+    }
+
+    fn malformed(reason: String, body: String) -> Self {
+        OpenAiError::MalformedResponse { reason, body }
+    }
 }
 
 impl From<SseError> for OpenAiError {
     fn from(error: SseError) -> Self {
-        match error {
-            SseError::Incomplete => OpenAiError::StreamIncomplete,
-            SseError::EventTooLong { start } => OpenAiError::MalformedResponse {
-                reason: "an event longer than 8 MiB".to_owned(),
-                body: excerpt(&start),
-            },
-        }
+        OpenAiError::from_sse(error)
     }
 }
 

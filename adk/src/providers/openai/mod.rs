@@ -141,7 +141,7 @@ use crate::model::ModelResponse;
 use crate::model::UsageMeter;
 /// Why a model could not be built: the error every HTTP provider's builder shares.
 pub use crate::providers::connection::ConfigError;
-use crate::providers::http::Endpoint;
+use crate::providers::http::{Endpoint, ProviderError};
 
 /// A model served by an OpenAI-compatible chat completion server.
 ///

@@ -12,6 +12,7 @@ use super::PROVIDER;
 use super::reply::{Lenient, OutputItem, WireUsage, failed};
 use crate::content::Reasoning;
 use crate::model::{ModelDelta, Usage};
+use crate::providers::http::ProviderError;
 use crate::providers::openai::OpenAiError;
 use crate::providers::sse::{Decode, Flow, SseEvent};
 

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 
 use crate::model::ModelDelta;
 use crate::model::Usage;
+use crate::providers::http::ProviderError;
 use crate::providers::openai::OpenAiError;
 use crate::providers::openai::wire::{ChatChunk, WireCallIn, WireFunctionIn};
 use crate::providers::sse::{Decode, Flow, SseEvent};
