@@ -204,3 +204,56 @@ impl fmt::Debug for Connection {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::time::Duration;
+
+    use super::{Connection, Provider};
+
+    static TEST: Provider = Provider {
+        base_url: "http://127.0.0.1:9",
+        connect_timeout: Duration::from_secs(1),
+        read_timeout: Duration::from_secs(2),
+        base_url_var: "TEST_BASE_URL",
+        api_key_vars: &["TEST_API_KEY", "OTHER_API_KEY"],
+        model_var: "TEST_MODEL",
+        key_header: "authorization",
+        key_prefix: "Bearer ",
+    };
+
+    #[test]
+    fn the_key_and_the_providers_own_headers_replace_a_builder_header_of_the_same_name() {
+        let mut connection = Connection::new(&TEST);
+        connection.api_key = Some("sk-test".into());
+        connection.headers = vec![
+            ("Authorization".into(), "Basic other".into()),
+            ("x-version".into(), "old".into()),
+            ("x-extra".into(), "1".into()),
+        ];
+        let headers = connection.header_map(&[("x-version", "new")]).unwrap();
+        let all = |name: &str| -> Vec<_> { headers.get_all(name).iter().collect() };
+        assert_eq!(all("authorization"), ["Bearer sk-test"]);
+        assert!(headers["authorization"].is_sensitive());
+        assert_eq!(all("x-version"), ["new"]);
+        assert_eq!(all("x-extra"), ["1"]);
+    }
+
+    #[test]
+    fn the_first_key_variable_set_wins_and_empty_ones_count_as_unset() {
+        let vars = [
+            ("TEST_API_KEY", " "),
+            ("OTHER_API_KEY", "other"),
+            ("TEST_MODEL", "m"),
+        ];
+        let connection = Connection::new(&TEST).with_vars(|name| {
+            (vars.iter().find(|(n, _)| *n == name)).map(|(_, v)| (*v).to_owned())
+        });
+        assert_eq!(connection.api_key.as_deref(), Some("other"));
+        assert_eq!(connection.required_model().unwrap(), "m");
+        assert_eq!(connection.base_url, "http://127.0.0.1:9");
+        assert_eq!(connection.read_timeout, Some(Duration::from_secs(2)));
+    }
+}
