@@ -15,7 +15,7 @@ use http::{HeaderMap, StatusCode};
 use crate::message::Message;
 use crate::model::ModelResponse;
 use crate::model::{Usage, UsageMeter};
-use crate::providers::sse::{Decode, DeltaStream};
+use crate::providers::sse::{Decode, DeltaStream, SseError};
 
 /// How a provider's error is made from what can fail in an HTTP call.
 pub(crate) trait ProviderError: Sized {
@@ -27,6 +27,27 @@ pub(crate) trait ProviderError: Sized {
     fn dropped(error: reqwest::Error) -> Self;
     /// The server answered with an error status.
     fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self;
+    /// The stream ended cleanly before the reply said it was complete.
+    fn incomplete() -> Self;
+    /// The response (or the stream's framing) is not what the API sends: why, and the
+    /// body's excerpt.
+    fn malformed(reason: String, body: String) -> Self;
+
+    /// The error of a response that is not what the API sends: why, and the body (of
+    /// which an excerpt is kept).
+    fn malformed_response(reason: impl Into<String>, body: &[u8]) -> Self {
+        Self::malformed(reason.into(), excerpt(&String::from_utf8_lossy(body)))
+    }
+
+    /// The error of a stream of server-sent events that could not be read.
+    fn from_sse(error: SseError) -> Self {
+        match error {
+            SseError::Incomplete => Self::incomplete(),
+            SseError::EventTooLong { start } => {
+                Self::malformed("an event longer than 8 MiB".to_owned(), excerpt(&start))
+            }
+        }
+    }
 
     /// The error of a request that failed before its response arrived.
     fn from_send(error: reqwest::Error) -> Self {

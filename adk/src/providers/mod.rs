@@ -33,6 +33,8 @@
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+mod connection;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod future;
 #[cfg(feature = "gemini")]
 pub mod gemini;
@@ -45,5 +47,7 @@ pub mod openai;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod sse;
 
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+pub use self::connection::ConfigError;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use self::future::ResponseFuture;

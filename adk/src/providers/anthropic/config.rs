@@ -2,18 +2,14 @@
 //! the most tokens of a reply, timeouts, streaming), and the `ANTHROPIC_*` environment
 //! variables it reads.
 
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ::http::header::HeaderMap;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::cache::CacheBreakpoints;
-use super::error::ConfigError;
 use super::{AnthropicModel, Shared};
-use crate::providers::http;
-use crate::providers::http::Endpoint;
+use crate::providers::connection::{ConfigError, Connection, Provider};
 
 /// The base URL used when none is given: Anthropic's API.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -66,37 +62,35 @@ pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(300);
 /// assert_eq!(model.endpoint(), "https://api.anthropic.com/v1/messages");
 /// # Ok::<_, tower_adk::providers::anthropic::ConfigError>(())
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct AnthropicModelBuilder {
-    base_url: String,
-    api_key: Option<String>,
-    model: Option<String>,
+    connection: Connection,
     max_tokens: u32,
     thinking_budget: Option<u32>,
     betas: Vec<String>,
     cache: Option<CacheBreakpoints>,
-    stream: bool,
-    headers: Vec<(String, String)>,
-    extra_body: Map<String, Value>,
-    connect_timeout: Option<Duration>,
-    read_timeout: Option<Duration>,
 }
+
+/// Anthropic's connection: its base URL, `ANTHROPIC_*` variables and `x-api-key`.
+static ANTHROPIC: Provider = Provider {
+    base_url: DEFAULT_BASE_URL,
+    connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+    read_timeout: DEFAULT_READ_TIMEOUT,
+    base_url_var: "ANTHROPIC_BASE_URL",
+    api_key_vars: &["ANTHROPIC_API_KEY"],
+    model_var: "ANTHROPIC_MODEL",
+    key_header: "x-api-key",
+    key_prefix: "",
+};
 
 impl Default for AnthropicModelBuilder {
     fn default() -> Self {
         AnthropicModelBuilder {
-            base_url: DEFAULT_BASE_URL.to_owned(),
-            api_key: None,
-            model: None,
+            connection: Connection::new(&ANTHROPIC),
             max_tokens: DEFAULT_MAX_TOKENS,
             thinking_budget: None,
             betas: Vec::new(),
             cache: None,
-            stream: true,
-            headers: Vec::new(),
-            extra_body: Map::new(),
-            connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
-            read_timeout: Some(DEFAULT_READ_TIMEOUT),
         }
     }
 }
@@ -112,35 +106,26 @@ impl AnthropicModelBuilder {
     /// Applies the settings that `var` finds (`var` reads the environment, or a map in
     /// tests).
     fn with_vars(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
-        let var = |name| var(name).filter(|value| !value.trim().is_empty());
-        if let Some(url) = var("ANTHROPIC_BASE_URL") {
-            self.base_url = url;
-        }
-        if let Some(key) = var("ANTHROPIC_API_KEY") {
-            self.api_key = Some(key);
-        }
-        if let Some(model) = var("ANTHROPIC_MODEL") {
-            self.model = Some(model);
-        }
+        self.connection = self.connection.with_vars(var);
         self
     }
 
     /// The server's base URL, as Anthropic's SDKs take it: requests go to
     /// `{base_url}/v1/messages` (or `{base_url}/messages` when it already ends in `/v1`).
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = url.into();
+        self.connection.base_url = url.into();
         self
     }
 
     /// The API key, sent as `x-api-key`.
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.api_key = Some(key.into());
+        self.connection.api_key = Some(key.into());
         self
     }
 
     /// The model name sent with every request (required), e.g. `claude-sonnet-4-5`.
     pub fn model(mut self, name: impl Into<String>) -> Self {
-        self.model = Some(name.into());
+        self.connection.model = Some(name.into());
         self
     }
 
@@ -186,13 +171,13 @@ impl AnthropicModelBuilder {
     /// Whether to ask for streamed replies (server-sent events): text and thinking then
     /// reach the caller as they are produced.
     pub fn stream(mut self, stream: bool) -> Self {
-        self.stream = stream;
+        self.connection.stream = stream;
         self
     }
 
     /// Adds a header to every request.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
+        self.connection.headers.push((name.into(), value.into()));
         self
     }
 
@@ -200,20 +185,20 @@ impl AnthropicModelBuilder {
     /// server tools in `tools` are not merged: a field that the request sets wins over an
     /// extra field of the same name).
     pub fn extra_body(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.extra_body.insert(name.into(), value.into());
+        self.connection.extra_body.insert(name.into(), value.into());
         self
     }
 
     /// The longest wait for a connection; `None` waits as long as the system does.
     pub fn connect_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.connect_timeout = timeout;
+        self.connection.connect_timeout = timeout;
         self
     }
 
     /// The longest silence of the server, reset by every piece of the reply that arrives
     /// (Anthropic sends `ping` events during long thinking); `None` waits forever.
     pub fn read_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.read_timeout = timeout;
+        self.connection.read_timeout = timeout;
         self
     }
 
@@ -225,82 +210,35 @@ impl AnthropicModelBuilder {
     /// a header (or the API key) is not a valid header value, the thinking budget is not
     /// below `max_tokens`, or the client cannot be built.
     pub fn build(self) -> Result<AnthropicModel, ConfigError> {
-        let model = self.model.clone().ok_or(ConfigError::MissingModel)?;
+        let model = self.connection.required_model()?;
         if let Some(budget) = self.thinking_budget.filter(|b| *b >= self.max_tokens) {
             return Err(ConfigError::ThinkingBudget {
                 budget,
                 max_tokens: self.max_tokens,
             });
         }
-        let endpoint = endpoint(&self.base_url)?;
-        let client = http::client(self.headers()?, self.connect_timeout, self.read_timeout)
-            .map_err(ConfigError::Client)?;
+        let base = self.connection.base();
+        // `{base_url}/v1/messages`, or `{base_url}/messages` for a base that ends in `/v1`.
+        let url = match base.ends_with("/v1") {
+            true => format!("{base}/messages"),
+            false => format!("{base}/v1/messages"),
+        };
+        let betas = self.betas.join(",");
+        let mut own = vec![("anthropic-version", API_VERSION)];
+        if !betas.is_empty() {
+            own.push(("anthropic-beta", &betas));
+        }
+        let endpoint = self.connection.endpoint(model, &url, &own)?;
         Ok(AnthropicModel {
             shared: Arc::new(Shared {
-                endpoint: Endpoint {
-                    client,
-                    url: endpoint,
-                    model,
-                },
+                endpoint,
                 max_tokens: self.max_tokens,
                 thinking_budget: self.thinking_budget,
                 cache: self.cache,
-                stream: self.stream,
-                extra_body: self.extra_body,
+                stream: self.connection.stream,
+                extra_body: self.connection.extra_body,
             }),
         })
-    }
-
-    /// The headers of every request: the version, the betas, the key, the extra ones.
-    fn headers(&self) -> Result<HeaderMap, ConfigError> {
-        let betas = self.betas.join(",");
-        let fixed = [
-            Some(("anthropic-version", API_VERSION, false)),
-            (!betas.is_empty()).then_some(("anthropic-beta", betas.as_str(), false)),
-            (self.api_key.as_deref()).map(|key| ("x-api-key", key, true)),
-        ];
-        let extra =
-            (self.headers.iter()).map(|(name, value)| Some((name.as_str(), value.as_str(), false)));
-        let mut headers = HeaderMap::new();
-        for (name, value, sensitive) in fixed.into_iter().chain(extra).flatten() {
-            let (name, value) = http::header(name, value, sensitive)
-                .map_err(|(name, reason)| ConfigError::InvalidHeader { name, reason })?;
-            headers.append(name, value);
-        }
-        Ok(headers)
-    }
-}
-
-/// `{base_url}/v1/messages` (`{base_url}/messages` for a base that ends in `/v1`), checked.
-fn endpoint(base_url: &str) -> Result<reqwest::Url, ConfigError> {
-    let base = base_url.trim().trim_end_matches('/');
-    let url = match base.ends_with("/v1") {
-        true => format!("{base}/messages"),
-        false => format!("{base}/v1/messages"),
-    };
-    http::endpoint(&url).map_err(|reason| ConfigError::InvalidBaseUrl {
-        url: base_url.to_owned(),
-        reason,
-    })
-}
-
-impl fmt::Debug for AnthropicModelBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let headers: Vec<_> = self.headers.iter().map(|(name, _)| name).collect();
-        f.debug_struct("AnthropicModelBuilder")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
-            .field("model", &self.model)
-            .field("max_tokens", &self.max_tokens)
-            .field("thinking_budget", &self.thinking_budget)
-            .field("betas", &self.betas)
-            .field("cache", &self.cache)
-            .field("stream", &self.stream)
-            .field("headers", &headers)
-            .field("extra_body", &self.extra_body)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("read_timeout", &self.read_timeout)
-            .finish()
     }
 }
 

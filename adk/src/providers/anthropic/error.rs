@@ -1,7 +1,8 @@
 //! Errors of the Anthropic model: [`AnthropicError`] when a call fails, made from the
 //! server's status, its error body (`{"type": "error", "error": {"type", "message"}}`),
 //! its `retry-after` header and the stream's `error` events, telling whether a retry may
-//! cure it; [`ConfigError`] when a model cannot be built.
+//! cure it. (A model that cannot be built is a [`ConfigError`](super::ConfigError), which
+//! every HTTP provider shares.)
 
 use std::error::Error as StdError;
 use std::time::Duration;
@@ -228,13 +229,6 @@ impl AnthropicError {
             source,
         }
     }
-
-    pub(super) fn malformed_response(reason: impl Into<String>, body: &[u8]) -> Self {
-        AnthropicError::MalformedResponse {
-            reason: reason.into(),
-            body: excerpt(&String::from_utf8_lossy(body)),
-        }
-    }
 }
 
 impl ProviderError for AnthropicError {
@@ -253,55 +247,20 @@ impl ProviderError for AnthropicError {
     fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
         AnthropicError::from_response(status, headers, body)
     }
+
+    fn incomplete() -> Self {
+        AnthropicError::StreamIncomplete
+    }
+
+    fn malformed(reason: String, body: String) -> Self {
+        AnthropicError::MalformedResponse { reason, body }
+    }
 }
 
 impl From<SseError> for AnthropicError {
     fn from(error: SseError) -> Self {
-        match error {
-            SseError::Incomplete => AnthropicError::StreamIncomplete,
-            SseError::EventTooLong { start } => AnthropicError::MalformedResponse {
-                reason: "an event longer than 8 MiB".to_owned(),
-                body: excerpt(&start),
-            },
-        }
+        AnthropicError::from_sse(error)
     }
-}
-
-/// Why an [`AnthropicModel`](super::AnthropicModel) could not be built.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ConfigError {
-    /// No model name was given, neither to the builder nor in `ANTHROPIC_MODEL`.
-    #[error("no model name: set one with `.model(...)` or in ANTHROPIC_MODEL")]
-    MissingModel,
-    /// The base URL is not an `http` or `https` URL.
-    #[error("the base URL `{url}` is invalid: {reason}")]
-    InvalidBaseUrl {
-        /// The URL given.
-        url: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// A header's name or value (the API key's included) is not valid in HTTP.
-    #[error("the header `{name}` is invalid: {reason}")]
-    InvalidHeader {
-        /// The header's name.
-        name: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The thinking budget is not below the most tokens a reply may have, as Anthropic
-    /// requires.
-    #[error("the thinking budget ({budget} tokens) must be below max_tokens ({max_tokens})")]
-    ThinkingBudget {
-        /// The budget.
-        budget: u32,
-        /// The most tokens of a reply.
-        max_tokens: u32,
-    },
-    /// The HTTP client could not be built (e.g. no TLS backend).
-    #[error("the HTTP client could not be built: {0}")]
-    Client(#[source] reqwest::Error),
 }
 
 #[cfg(test)]

@@ -126,13 +126,15 @@ pub use self::config::{
     API_VERSION, AnthropicModelBuilder, DEFAULT_BASE_URL, DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_MAX_TOKENS, DEFAULT_READ_TIMEOUT, INTERLEAVED_THINKING_BETA,
 };
-pub use self::error::{AnthropicError, ConfigError};
+pub use self::error::AnthropicError;
 use self::sse::EventDecoder;
 use self::wire::Reply;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::UsageMeter;
-use crate::providers::http::Endpoint;
+/// Why a model could not be built: the error every HTTP provider's builder shares.
+pub use crate::providers::connection::ConfigError;
+use crate::providers::http::{Endpoint, ProviderError};
 
 /// The provider name of Anthropic's [`Reasoning`](crate::content::Reasoning) parts: only
 /// they go back to an Anthropic model.

@@ -50,6 +50,7 @@ use super::error::AnthropicError;
 use super::wire::{ReplyBlock, WireUsage, reasoning};
 use crate::content::Part;
 use crate::model::{ModelDelta, Usage};
+use crate::providers::http::ProviderError;
 use crate::providers::sse::Decode;
 pub use crate::providers::sse::{Flow, SseEvent, SseParser};
 

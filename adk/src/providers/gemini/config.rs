@@ -2,17 +2,14 @@
 //! version, timeouts, streaming), [`Thinking`], and the `GEMINI_*` environment variables
 //! it reads.
 
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ::http::header::HeaderMap;
 use serde_json::{Map, Value, json};
 
-use super::error::ConfigError;
 use super::request::ToolMedia;
 use super::{GeminiModel, Shared};
-use crate::providers::http::{self, Endpoint};
+use crate::providers::connection::{ConfigError, Connection, Provider};
 
 /// The base URL used when none is given: Google's Generative Language API.
 pub const DEFAULT_BASE_URL: &str = "https://generativelanguage.googleapis.com";
@@ -25,9 +22,6 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The default longest silence of the API while a reply is awaited or streamed.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// The header that carries the API key.
-const API_KEY_HEADER: &str = "x-goog-api-key";
 
 /// How much the model thinks, and whether it shows it: the request's
 /// `generationConfig.thinkingConfig`.
@@ -127,37 +121,36 @@ impl Thinking {
 /// );
 /// # Ok::<_, tower_adk::providers::gemini::ConfigError>(())
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct GeminiModelBuilder {
-    base_url: String,
+    connection: Connection,
     api_version: String,
-    api_key: Option<String>,
-    model: Option<String>,
-    stream: bool,
     thinking: Thinking,
     tool_media: ToolMedia,
-    headers: Vec<(String, String)>,
     generation_config: Map<String, Value>,
-    extra_body: Map<String, Value>,
-    connect_timeout: Option<Duration>,
-    read_timeout: Option<Duration>,
 }
+
+/// Gemini's connection: its base URL, `GEMINI_*` variables (`GOOGLE_API_KEY` as the
+/// key's fallback) and `x-goog-api-key` (the key never goes in the URL).
+static GEMINI: Provider = Provider {
+    base_url: DEFAULT_BASE_URL,
+    connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+    read_timeout: DEFAULT_READ_TIMEOUT,
+    base_url_var: "GEMINI_BASE_URL",
+    api_key_vars: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+    model_var: "GEMINI_MODEL",
+    key_header: "x-goog-api-key",
+    key_prefix: "",
+};
 
 impl Default for GeminiModelBuilder {
     fn default() -> Self {
         GeminiModelBuilder {
-            base_url: DEFAULT_BASE_URL.to_owned(),
+            connection: Connection::new(&GEMINI),
             api_version: DEFAULT_API_VERSION.to_owned(),
-            api_key: None,
-            model: None,
-            stream: true,
             thinking: Thinking::default(),
             tool_media: ToolMedia::default(),
-            headers: Vec::new(),
             generation_config: Map::new(),
-            extra_body: Map::new(),
-            connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
-            read_timeout: Some(DEFAULT_READ_TIMEOUT),
         }
     }
 }
@@ -173,16 +166,7 @@ impl GeminiModelBuilder {
     /// Applies the settings that `var` finds (`var` reads the environment, or a map in
     /// tests).
     fn with_vars(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
-        let var = |name| var(name).filter(|value| !value.trim().is_empty());
-        if let Some(url) = var("GEMINI_BASE_URL") {
-            self.base_url = url;
-        }
-        if let Some(key) = var("GEMINI_API_KEY").or_else(|| var("GOOGLE_API_KEY")) {
-            self.api_key = Some(key);
-        }
-        if let Some(model) = var("GEMINI_MODEL") {
-            self.model = Some(model);
-        }
+        self.connection = self.connection.with_vars(var);
         self
     }
 
@@ -190,7 +174,7 @@ impl GeminiModelBuilder {
     /// `{base_url}/{api_version}/models/{model}:streamGenerateContent?alt=sse` (or
     /// `:generateContent`).
     pub fn base_url(mut self, url: impl Into<String>) -> Self {
-        self.base_url = url.into();
+        self.connection.base_url = url.into();
         self
     }
 
@@ -202,21 +186,21 @@ impl GeminiModelBuilder {
 
     /// The API key, sent as the `x-goog-api-key` header (never in the URL).
     pub fn api_key(mut self, key: impl Into<String>) -> Self {
-        self.api_key = Some(key.into());
+        self.connection.api_key = Some(key.into());
         self
     }
 
     /// The model (`gemini-2.5-flash`, `gemini-3-pro-preview`, ...; a `models/` prefix is
     /// taken off).
     pub fn model(mut self, name: impl Into<String>) -> Self {
-        self.model = Some(name.into());
+        self.connection.model = Some(name.into());
         self
     }
 
     /// Whether to ask for streamed replies (`streamGenerateContent?alt=sse`) or whole
     /// ones (`generateContent`).
     pub fn stream(mut self, stream: bool) -> Self {
-        self.stream = stream;
+        self.connection.stream = stream;
         self
     }
 
@@ -235,7 +219,7 @@ impl GeminiModelBuilder {
 
     /// Adds a header to every request.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
+        self.connection.headers.push((name.into(), value.into()));
         self
     }
 
@@ -250,13 +234,13 @@ impl GeminiModelBuilder {
     /// Adds a field to the body of every request (`safetySettings`, `cachedContent`,
     /// ...). A field the request sets wins.
     pub fn extra_body(mut self, name: impl Into<String>, value: impl Into<Value>) -> Self {
-        self.extra_body.insert(name.into(), value.into());
+        self.connection.extra_body.insert(name.into(), value.into());
         self
     }
 
     /// The longest wait for a connection; `None` waits as long as the system does.
     pub fn connect_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.connect_timeout = timeout;
+        self.connection.connect_timeout = timeout;
         self
     }
 
@@ -264,7 +248,7 @@ impl GeminiModelBuilder {
     /// A stalled API then fails the call with
     /// [`GeminiError::Timeout`](super::GeminiError::Timeout). `None` waits forever.
     pub fn read_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.read_timeout = timeout;
+        self.connection.read_timeout = timeout;
         self
     }
 
@@ -276,79 +260,32 @@ impl GeminiModelBuilder {
     /// a header (or the API key) is not a valid header value, or the client cannot be
     /// built.
     pub fn build(self) -> Result<GeminiModel, ConfigError> {
-        let model = self.model.clone().ok_or(ConfigError::MissingModel)?;
+        let model = self.connection.required_model()?;
         let model = model.trim().trim_start_matches("models/").to_owned();
         if model.is_empty() {
             return Err(ConfigError::MissingModel);
         }
-        let base = format!(
-            "{}/{}/models/{model}",
-            self.base_url.trim().trim_end_matches('/'),
-            self.api_version.trim().trim_matches('/'),
-        );
-        let method = if self.stream {
+        let method = if self.connection.stream {
             ":streamGenerateContent?alt=sse"
         } else {
             ":generateContent"
         };
-        let url = url(&self.base_url, &format!("{base}{method}"))?;
-        let client = self.client()?;
+        let url = format!(
+            "{}/{}/models/{model}{method}",
+            self.connection.base(),
+            self.api_version.trim().trim_matches('/'),
+        );
+        let endpoint = self.connection.endpoint(model, &url, &[])?;
         Ok(GeminiModel {
             shared: Arc::new(Shared {
-                endpoint: Endpoint { client, url, model },
-                stream: self.stream,
+                endpoint,
+                stream: self.connection.stream,
                 thinking: self.thinking,
                 tool_media: self.tool_media,
                 generation_config: self.generation_config,
-                extra_body: self.extra_body,
+                extra_body: self.connection.extra_body,
             }),
         })
-    }
-
-    fn client(&self) -> Result<reqwest::Client, ConfigError> {
-        let invalid = |(name, reason)| ConfigError::InvalidHeader { name, reason };
-        let mut headers = HeaderMap::new();
-        for (name, value) in &self.headers {
-            let (name, value) = http::header(name, value, false).map_err(invalid)?;
-            headers.append(name, value);
-        }
-        if let Some(key) = &self.api_key {
-            let (name, value) = http::header(API_KEY_HEADER, key, true).map_err(invalid)?;
-            headers.insert(name, value);
-        }
-        http::client(headers, self.connect_timeout, self.read_timeout).map_err(ConfigError::Client)
-    }
-}
-
-/// A request URL, checked.
-fn url(base_url: &str, url: &str) -> Result<reqwest::Url, ConfigError> {
-    http::endpoint(url).map_err(|reason| ConfigError::InvalidBaseUrl {
-        url: base_url.to_owned(),
-        reason,
-    })
-}
-
-impl fmt::Debug for GeminiModelBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GeminiModelBuilder")
-            .field("base_url", &self.base_url)
-            .field("api_version", &self.api_version)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
-            .field("model", &self.model)
-            .field("stream", &self.stream)
-            .field("thinking", &self.thinking)
-            .field("tool_media", &self.tool_media)
-            .field(
-                "headers",
-                &(self.headers.iter())
-                    .map(|(name, _)| name)
-                    .collect::<Vec<_>>(),
-            )
-            .field("generation_config", &self.generation_config)
-            .field("extra_body", &self.extra_body)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("read_timeout", &self.read_timeout)
-            .finish()
     }
 }
 
@@ -391,7 +328,7 @@ mod tests {
     #[test]
     fn google_api_key_is_read_when_gemini_api_key_is_not_set() {
         let builder = from_vars(&[("GOOGLE_API_KEY", "google-key"), ("GEMINI_API_KEY", " ")]);
-        assert_eq!(builder.api_key.as_deref(), Some("google-key"));
+        assert_eq!(builder.connection.api_key.as_deref(), Some("google-key"));
     }
 
     #[test]

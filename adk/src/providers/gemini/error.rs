@@ -1,7 +1,7 @@
 //! Errors of the Gemini model: [`GeminiError`] when a call fails, made from the API's
 //! `{"error": {"code", "message", "status", "details"}}` body (the wait of a `RetryInfo`
-//! detail included) and telling whether a retry may cure it; [`ConfigError`] when a model
-//! cannot be built.
+//! detail included) and telling whether a retry may cure it. (A model that cannot be
+//! built is a [`ConfigError`](super::ConfigError), which every HTTP provider shares.)
 
 use std::error::Error as StdError;
 use std::time::Duration;
@@ -215,13 +215,6 @@ impl GeminiError {
             source,
         }
     }
-
-    pub(super) fn malformed_response(reason: impl Into<String>, body: &[u8]) -> Self {
-        GeminiError::MalformedResponse {
-            reason: reason.into(),
-            body: excerpt(&String::from_utf8_lossy(body)),
-        }
-    }
 }
 
 /// What an error body says: Google's `{"error": {"code", "message", "status",
@@ -273,34 +266,6 @@ fn duration(text: &str) -> Option<Duration> {
         .flatten()
 }
 
-/// Why a [`GeminiModel`](super::GeminiModel) could not be built.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ConfigError {
-    /// No model name was given, neither to the builder nor in `GEMINI_MODEL`.
-    #[error("no model name: set one with `.model(...)` or in GEMINI_MODEL")]
-    MissingModel,
-    /// The base URL is not an `http` or `https` URL.
-    #[error("the base URL `{url}` is invalid: {reason}")]
-    InvalidBaseUrl {
-        /// The URL given.
-        url: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// A header's name or value (the API key's included) is not valid in HTTP.
-    #[error("the header `{name}` is invalid: {reason}")]
-    InvalidHeader {
-        /// The header's name.
-        name: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The HTTP client could not be built (e.g. no TLS backend).
-    #[error("the HTTP client could not be built: {0}")]
-    Client(#[source] reqwest::Error),
-}
-
 impl ProviderError for GeminiError {
     fn timeout(error: reqwest::Error) -> Self {
         GeminiError::Timeout(error)
@@ -317,17 +282,19 @@ impl ProviderError for GeminiError {
     fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
         GeminiError::from_response(status, headers, body)
     }
+
+    fn incomplete() -> Self {
+        GeminiError::StreamIncomplete
+    }
+
+    fn malformed(reason: String, body: String) -> Self {
+        GeminiError::MalformedResponse { reason, body }
+    }
 }
 
 impl From<SseError> for GeminiError {
     fn from(error: SseError) -> Self {
-        match error {
-            SseError::Incomplete => GeminiError::StreamIncomplete,
-            SseError::EventTooLong { start } => GeminiError::MalformedResponse {
-                reason: "an event longer than 8 MiB".to_owned(),
-                body: excerpt(&start),
-            },
-        }
+        GeminiError::from_sse(error)
     }
 }
 

@@ -133,7 +133,7 @@ pub use self::config::{
     DEFAULT_API_VERSION, DEFAULT_BASE_URL, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT,
     GeminiModelBuilder, Thinking,
 };
-pub use self::error::{ConfigError, GeminiError};
+pub use self::error::GeminiError;
 pub use self::request::ToolMedia;
 use self::stream::Chunk;
 pub use self::stream::ReplyDecoder;
@@ -141,7 +141,9 @@ use crate::model::MessageAccumulator;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::UsageMeter;
-use crate::providers::http::Endpoint;
+/// Why a model could not be built: the error every HTTP provider's builder shares.
+pub use crate::providers::connection::ConfigError;
+use crate::providers::http::{Endpoint, ProviderError};
 use crate::providers::sse::Flow;
 
 /// A Gemini model on Google's Generative Language API.

@@ -1,16 +1,13 @@
 //! Configuring an [`OpenAiModel`]: [`OpenAiModelBuilder`], its defaults (base URL,
 //! timeouts, streaming), and the `OPENAI_*` environment variables it reads.
 
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ::http::header::{AUTHORIZATION, HeaderMap};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::error::ConfigError;
 use super::{OpenAiModel, Shared};
-use crate::providers::http;
+use crate::providers::connection::{ConfigError, Connection, Provider};
 use crate::providers::http::Endpoint;
 
 /// The base URL used when none is given: OpenAI's API.
@@ -62,87 +59,30 @@ pub struct OpenAiModelBuilder {
 impl Default for OpenAiModelBuilder {
     fn default() -> Self {
         OpenAiModelBuilder {
-            connection: Connection::default(),
+            connection: Connection::new(&OPENAI),
             stream_usage: true,
             max_completion_tokens: false,
         }
     }
 }
 
-/// What every OpenAI model's builder sets alike ([`OpenAiModelBuilder`] and the Responses
-/// API's builder): where the server is, how to reach it, the model's name, streaming, and
-/// the extra fields of every body.
-#[derive(Clone)]
-pub(super) struct Connection {
-    pub(super) base_url: String,
-    pub(super) api_key: Option<String>,
-    pub(super) model: Option<String>,
-    pub(super) stream: bool,
-    pub(super) headers: Vec<(String, String)>,
-    pub(super) extra_body: Map<String, Value>,
-    pub(super) connect_timeout: Option<Duration>,
-    pub(super) read_timeout: Option<Duration>,
-}
+/// OpenAI's connection: its base URL, `OPENAI_*` variables and `Authorization: Bearer`
+/// key, shared by [`OpenAiModelBuilder`] and the Responses API's builder.
+pub(super) static OPENAI: Provider = Provider {
+    base_url: DEFAULT_BASE_URL,
+    connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+    read_timeout: DEFAULT_READ_TIMEOUT,
+    base_url_var: "OPENAI_BASE_URL",
+    api_key_vars: &["OPENAI_API_KEY"],
+    model_var: "OPENAI_MODEL",
+    key_header: "authorization",
+    key_prefix: "Bearer ",
+};
 
-impl Default for Connection {
-    fn default() -> Self {
-        Connection {
-            base_url: DEFAULT_BASE_URL.to_owned(),
-            api_key: None,
-            model: None,
-            stream: true,
-            headers: Vec::new(),
-            extra_body: Map::new(),
-            connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),
-            read_timeout: Some(DEFAULT_READ_TIMEOUT),
-        }
-    }
-}
-
-impl Connection {
-    /// Applies the settings that `var` finds (`var` reads the environment, or a map in
-    /// tests): `OPENAI_BASE_URL`, `OPENAI_API_KEY` and `OPENAI_MODEL`, empty values
-    /// counting as unset.
-    pub(super) fn with_vars(mut self, var: impl Fn(&str) -> Option<String>) -> Self {
-        let var = |name| var(name).filter(|value: &String| !value.trim().is_empty());
-        if let Some(url) = var("OPENAI_BASE_URL") {
-            self.base_url = url;
-        }
-        if let Some(key) = var("OPENAI_API_KEY") {
-            self.api_key = Some(key);
-        }
-        if let Some(model) = var("OPENAI_MODEL") {
-            self.model = Some(model);
-        }
-        self
-    }
-
-    /// The HTTP client and the URL of `{base_url}/{path}`, for the model named.
-    ///
-    /// # Errors
-    ///
-    /// [`ConfigError`] when no model name is set, the base URL is not an `http(s)` URL,
-    /// a header (or the API key) is not a valid header value, or the client cannot be
-    /// built.
-    pub(super) fn endpoint(&self, path: &str) -> Result<Endpoint, ConfigError> {
-        let model = self.model.clone().ok_or(ConfigError::MissingModel)?;
-        let url = url(&self.base_url, path)?;
-        let mut headers = HeaderMap::new();
-        for (name, value) in &self.headers {
-            let (name, value) = http::header(name, value, false)
-                .map_err(|(name, reason)| ConfigError::InvalidHeader { name, reason })?;
-            headers.append(name, value);
-        }
-        if let Some(key) = &self.api_key {
-            let (name, value) =
-                http::header(AUTHORIZATION.as_str(), &format!("Bearer {key}"), true)
-                    .map_err(|(name, reason)| ConfigError::InvalidHeader { name, reason })?;
-            headers.insert(name, value);
-        }
-        let client = http::client(headers, self.connect_timeout, self.read_timeout)
-            .map_err(ConfigError::Client)?;
-        Ok(Endpoint { client, url, model })
-    }
+/// The endpoint at `{base_url}/{path}` of an OpenAI connection.
+pub(super) fn endpoint(connection: &Connection, path: &str) -> Result<Endpoint, ConfigError> {
+    let model = connection.required_model()?;
+    connection.endpoint(model, &format!("{}/{path}", connection.base()), &[])
 }
 
 impl OpenAiModelBuilder {
@@ -247,7 +187,7 @@ impl OpenAiModelBuilder {
     /// a header (or the API key) is not a valid header value, or the client cannot be
     /// built.
     pub fn build(self) -> Result<OpenAiModel, ConfigError> {
-        let endpoint = self.connection.endpoint("chat/completions")?;
+        let endpoint = endpoint(&self.connection, "chat/completions")?;
         Ok(OpenAiModel {
             shared: Arc::new(Shared {
                 endpoint,
@@ -257,31 +197,6 @@ impl OpenAiModelBuilder {
                 extra_body: self.connection.extra_body,
             }),
         })
-    }
-}
-
-/// `{base_url}/{path}`, checked.
-fn url(base_url: &str, path: &str) -> Result<reqwest::Url, ConfigError> {
-    let url = format!("{}/{path}", base_url.trim().trim_end_matches('/'));
-    http::endpoint(&url).map_err(|reason| ConfigError::InvalidBaseUrl {
-        url: base_url.to_owned(),
-        reason,
-    })
-}
-
-impl fmt::Debug for Connection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let headers: Vec<_> = self.headers.iter().map(|(name, _)| name).collect();
-        f.debug_struct("Connection")
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
-            .field("model", &self.model)
-            .field("stream", &self.stream)
-            .field("headers", &headers)
-            .field("extra_body", &self.extra_body)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("read_timeout", &self.read_timeout)
-            .finish()
     }
 }
 

@@ -1,6 +1,7 @@
 //! Errors of the OpenAI-compatible model: [`OpenAiError`] when a call fails, made from
 //! the server's status, error body and `retry-after` headers and telling whether a retry
-//! may cure it; [`ConfigError`] when a model cannot be built.
+//! may cure it. (A model that cannot be built is a [`ConfigError`](super::ConfigError),
+//! which every HTTP provider shares.)
 
 use std::error::Error as StdError;
 use std::time::Duration;
@@ -185,41 +186,6 @@ impl OpenAiError {
             source,
         }
     }
-
-    pub(super) fn malformed_response(reason: impl Into<String>, body: &[u8]) -> Self {
-        OpenAiError::MalformedResponse {
-            reason: reason.into(),
-            body: excerpt(&String::from_utf8_lossy(body)),
-        }
-    }
-}
-
-/// Why an [`OpenAiModel`](super::OpenAiModel) could not be built.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ConfigError {
-    /// No model name was given, neither to the builder nor in `OPENAI_MODEL`.
-    #[error("no model name: set one with `.model(...)` or in OPENAI_MODEL")]
-    MissingModel,
-    /// The base URL is not an `http` or `https` URL.
-    #[error("the base URL `{url}` is invalid: {reason}")]
-    InvalidBaseUrl {
-        /// The URL given.
-        url: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// A header's name or value (the API key's included) is not valid in HTTP.
-    #[error("the header `{name}` is invalid: {reason}")]
-    InvalidHeader {
-        /// The header's name.
-        name: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The HTTP client could not be built (e.g. no TLS backend).
-    #[error("the HTTP client could not be built: {0}")]
-    Client(#[source] reqwest::Error),
 }
 
 impl ProviderError for OpenAiError {
@@ -238,17 +204,19 @@ impl ProviderError for OpenAiError {
     fn response(status: StatusCode, headers: &HeaderMap, body: &[u8]) -> Self {
         OpenAiError::from_response(status, headers, body)
     }
+
+    fn incomplete() -> Self {
+        OpenAiError::StreamIncomplete
+    }
+
+    fn malformed(reason: String, body: String) -> Self {
+        OpenAiError::MalformedResponse { reason, body }
+    }
 }
 
 impl From<SseError> for OpenAiError {
     fn from(error: SseError) -> Self {
-        match error {
-            SseError::Incomplete => OpenAiError::StreamIncomplete,
-            SseError::EventTooLong { start } => OpenAiError::MalformedResponse {
-                reason: "an event longer than 8 MiB".to_owned(),
-                body: excerpt(&start),
-            },
-        }
+        OpenAiError::from_sse(error)
     }
 }
 

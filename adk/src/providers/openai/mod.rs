@@ -133,13 +133,15 @@ use tower::Service;
 pub use self::config::{
     DEFAULT_BASE_URL, DEFAULT_CONNECT_TIMEOUT, DEFAULT_READ_TIMEOUT, OpenAiModelBuilder,
 };
-pub use self::error::{ConfigError, OpenAiError};
+pub use self::error::OpenAiError;
 use self::sse::ChunkDecoder;
 use self::wire::ChatCompletion;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
 use crate::model::UsageMeter;
-use crate::providers::http::Endpoint;
+/// Why a model could not be built: the error every HTTP provider's builder shares.
+pub use crate::providers::connection::ConfigError;
+use crate::providers::http::{Endpoint, ProviderError};
 
 /// A model served by an OpenAI-compatible chat completion server.
 ///

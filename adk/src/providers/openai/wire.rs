@@ -14,6 +14,7 @@ use crate::model::MessageAccumulator;
 use crate::model::ModelDelta;
 use crate::model::ModelRequest;
 use crate::model::{ToolChoice, Usage};
+use crate::providers::http::ProviderError;
 
 /// The body of a chat completion request.
 #[derive(Serialize)]

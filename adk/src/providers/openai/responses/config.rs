@@ -9,8 +9,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{ResponsesModel, Shared};
-use crate::providers::openai::ConfigError;
-use crate::providers::openai::config::Connection;
+use crate::providers::connection::{ConfigError, Connection};
+use crate::providers::openai::config::{OPENAI, endpoint};
 
 /// How much a reasoning model thinks before it answers (`reasoning.effort`). Which values
 /// a model takes is the model's to say: `minimal` and `none` only some do.
@@ -112,7 +112,7 @@ pub struct ResponsesModelBuilder {
 impl Default for ResponsesModelBuilder {
     fn default() -> Self {
         ResponsesModelBuilder {
-            connection: Connection::default(),
+            connection: Connection::new(&OPENAI),
             store: false,
             encrypted_reasoning: true,
             effort: None,
@@ -230,7 +230,7 @@ impl ResponsesModelBuilder {
     /// a header (or the API key) is not a valid header value, or the client cannot be
     /// built.
     pub fn build(self) -> Result<ResponsesModel, ConfigError> {
-        let endpoint = self.connection.endpoint("responses")?;
+        let endpoint = endpoint(&self.connection, "responses")?;
         Ok(ResponsesModel {
             shared: Arc::new(Shared {
                 endpoint,

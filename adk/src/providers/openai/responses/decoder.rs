@@ -12,7 +12,9 @@ use super::PROVIDER;
 use super::reply::{Lenient, OutputItem, WireUsage, failed};
 use crate::content::Reasoning;
 use crate::model::{ModelDelta, Usage};
+use crate::providers::http::ProviderError;
 use crate::providers::openai::OpenAiError;
+use crate::providers::openai::sse::event_data;
 use crate::providers::sse::{Decode, Flow, SseEvent};
 
 /// The most output items one streamed response may open.
@@ -95,13 +97,9 @@ impl EventDecoder {
         event: &SseEvent<'_>,
         out: &mut impl Extend<ModelDelta>,
     ) -> Result<Flow, OpenAiError> {
-        let data = event.data().trim();
-        if data == "[DONE]" {
+        let Some(data) = event_data(event)? else {
             return Ok(Flow::Done);
-        }
-        if event.event() == "error" {
-            return Err(OpenAiError::from_error_event(data));
-        }
+        };
         let parsed: Event<'_> =
             serde_json::from_str(data).map_err(|e| OpenAiError::malformed_chunk(data, e))?;
         let item_id = parsed.item_id.as_ref().map(|id| id.0.as_ref());

@@ -131,7 +131,7 @@ pub use self::decoder::EventDecoder;
 use self::reply::WholeResponse;
 use super::{ConfigError, OpenAiError, ResponseFuture};
 use crate::model::{ModelRequest, ModelResponse, UsageMeter};
-use crate::providers::http::Endpoint;
+use crate::providers::http::{Endpoint, ProviderError};
 
 /// The provider name of the reasoning parts this model reads and sends back.
 pub const PROVIDER: &str = "openai-responses";

@@ -4,8 +4,10 @@
 
 use std::collections::VecDeque;
 
+use super::event_data;
 use crate::model::ModelDelta;
 use crate::model::Usage;
+use crate::providers::http::ProviderError;
 use crate::providers::openai::OpenAiError;
 use crate::providers::openai::wire::{ChatChunk, WireCallIn, WireFunctionIn};
 use crate::providers::sse::{Decode, Flow, SseEvent};
@@ -60,13 +62,9 @@ impl ChunkDecoder {
         event: &SseEvent<'_>,
         out: &mut impl Extend<ModelDelta>,
     ) -> Result<Flow, OpenAiError> {
-        let data = event.data().trim();
-        if data == "[DONE]" {
+        let Some(data) = event_data(event)? else {
             return Ok(Flow::Done);
-        }
-        if event.event() == "error" {
-            return Err(OpenAiError::from_error_event(data));
-        }
+        };
         let chunk: ChatChunk =
             serde_json::from_str(data).map_err(|e| OpenAiError::malformed_chunk(data, e))?;
         if chunk.error.is_some() {

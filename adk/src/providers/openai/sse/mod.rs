@@ -54,4 +54,22 @@ mod decoder;
 mod tests;
 
 pub use self::decoder::ChunkDecoder;
+use crate::providers::openai::OpenAiError;
 pub use crate::providers::sse::{Flow, SseEvent, SseParser};
+
+/// The data of an event of an OpenAI stream (chat completions or the Responses API),
+/// trimmed: `None` for `data: [DONE]`, the end of the reply.
+///
+/// # Errors
+///
+/// [`OpenAiError::StreamError`] for an `event: error`, with the server's message.
+pub(crate) fn event_data<'e>(event: &'e SseEvent<'_>) -> Result<Option<&'e str>, OpenAiError> {
+    let data = event.data().trim();
+    if data == "[DONE]" {
+        return Ok(None);
+    }
+    if event.event() == "error" {
+        return Err(OpenAiError::from_error_event(data));
+    }
+    Ok(Some(data))
+}
