@@ -133,6 +133,7 @@ impl Message {
 
     /// The text of the message, whatever its role: all of it for a text-only message,
     /// else its first text part (see [`Content::text`]).
+    #[inline]
     pub fn content(&self) -> &str {
         match self {
             Message::System { content } => content,
@@ -176,6 +177,7 @@ impl Message {
     }
 
     /// The tool calls of an assistant message; empty for every other role.
+    #[inline]
     pub fn tool_calls(&self) -> &[ToolCall] {
         match self {
             Message::Assistant { tool_calls, .. } => tool_calls,
@@ -192,6 +194,7 @@ impl Message {
     }
 
     /// The call id of a tool result; `None` for every other role.
+    #[inline]
     pub fn tool_call_id(&self) -> Option<&str> {
         match self {
             Message::Tool { call_id, .. } => Some(call_id),
@@ -200,6 +203,7 @@ impl Message {
     }
 
     /// Whether this is an assistant message.
+    #[inline]
     pub fn is_assistant(&self) -> bool {
         matches!(self, Message::Assistant { .. })
     }
@@ -277,16 +281,19 @@ impl Messages {
     }
 
     /// The list, mutably; copies it first if it is shared.
+    #[inline]
     pub fn to_mut(&mut self) -> &mut Vec<Message> {
         Arc::make_mut(&mut self.0)
     }
 
     /// The list itself; copied only if it is shared.
+    #[inline]
     pub fn into_vec(self) -> Vec<Message> {
         Arc::unwrap_or_clone(self.0)
     }
 
     /// Appends a message.
+    #[inline]
     pub fn push(&mut self, message: Message) {
         self.to_mut().push(message);
     }
