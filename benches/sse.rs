@@ -19,16 +19,15 @@ use std::hint::black_box;
 use std::ops::Range;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tower_adk::ModelDelta;
-use tower_adk::providers::openai::sse::{ChunkDecoder, SseParser};
+use tower_adk::providers::openai::sse::ChunkDecoder;
 
 #[cfg(feature = "openai-responses")]
+#[path = "streams/cut.rs"]
+mod cut;
 #[path = "streams/responses.rs"]
 mod responses;
 
 const EVENTS: usize = 1_000;
-/// A TCP segment's payload on an Ethernet link.
-const SEGMENT: usize = 1_460;
 
 /// The body of a streamed reply of `EVENTS` events, `[DONE]` included, and where each
 /// event ends.
@@ -96,66 +95,24 @@ fn body() -> (Vec<u8>, Vec<usize>) {
     (bytes, ends)
 }
 
-/// The body in pieces of `SEGMENT` bytes, and one event per piece.
-fn pieces(body: &[u8], ends: &[usize]) -> [(&'static str, Vec<Vec<u8>>); 2] {
-    let segments = body.chunks(SEGMENT).map(<[u8]>::to_vec).collect();
-    let mut events = Vec::new();
-    let mut start = 0;
-    for &end in ends {
-        events.push(body[start..end].to_vec());
-        start = end;
-    }
-    [("segments", segments), ("events", events)]
-}
-
 /// Our reader: every event's data, summed up by length.
 #[inline(never)]
 fn read_ours(pieces: &[Vec<u8>]) -> usize {
-    let mut parser = SseParser::new();
-    let mut total = 0;
-    for piece in pieces {
-        parser.feed(piece);
-        while let Some(event) = parser.next_event().unwrap_or_else(|e| panic!("{e}")) {
-            total += black_box(event.data()).len();
-        }
-    }
-    total
+    cut::read(pieces)
 }
 
 /// The same, then each chunk's JSON decoded into deltas.
 #[inline(never)]
 fn decode_ours(pieces: &[Vec<u8>]) -> usize {
-    let mut parser = SseParser::new();
     let mut decoder = ChunkDecoder::new();
-    let mut deltas: Vec<ModelDelta> = Vec::new();
-    for piece in pieces {
-        parser.feed(piece);
-        while let Some(event) = parser.next_event().unwrap_or_else(|e| panic!("{e}")) {
-            decoder
-                .decode(&event, &mut deltas)
-                .unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
-    black_box(&deltas).len()
+    cut::decode(pieces, |event, deltas| decoder.decode(event, deltas))
 }
 
-/// A Responses API stream through the same parser, each event decoded into deltas.
-#[cfg(feature = "openai-responses")]
+/// The Responses API reader on its own stream: each event decoded into deltas.
 #[inline(never)]
 fn decode_responses(pieces: &[Vec<u8>]) -> usize {
-    use tower_adk::providers::openai::responses::EventDecoder;
-    let mut parser = SseParser::new();
-    let mut decoder = EventDecoder::new();
-    let mut deltas: Vec<ModelDelta> = Vec::new();
-    for piece in pieces {
-        parser.feed(piece);
-        while let Some(event) = parser.next_event().unwrap_or_else(|e| panic!("{e}")) {
-            decoder
-                .decode(&event, &mut deltas)
-                .unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
-    black_box(&deltas).len()
+    let mut decoder = tower_adk::providers::openai::responses::EventDecoder::new();
+    cut::decode(pieces, |event, deltas| decoder.decode(event, deltas))
 }
 
 /// A careful SSE reader written for this stream and nothing else: lines found with
@@ -231,7 +188,7 @@ fn read_by_hand(pieces: &[Vec<u8>]) -> usize {
 
 fn sse(c: &mut Criterion) {
     let (body, ends) = body();
-    for (cut, pieces) in pieces(&body, &ends) {
+    for (cut, pieces) in cut::pieces(&body, &ends) {
         assert_eq!(read_ours(&pieces), read_by_hand(&pieces), "the same data");
         assert!(decode_ours(&pieces) > EVENTS / 2);
         let mut group = c.benchmark_group(format!("sse_1000_chunks/{cut}"));
@@ -249,7 +206,7 @@ fn sse(c: &mut Criterion) {
             .map(|(at, _)| at + 2)
             .collect();
         assert_eq!(ends.len(), responses::EVENTS);
-        for (cut, pieces) in pieces(&body, &ends) {
+        for (cut, pieces) in cut::pieces(&body, &ends) {
             assert!(decode_responses(&pieces) > responses::EVENTS * 9 / 10);
             let mut group = c.benchmark_group(format!("sse_1000_chunks/{cut}"));
             group.throughput(Throughput::Elements(responses::EVENTS as u64));

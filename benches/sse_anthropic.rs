@@ -12,15 +12,13 @@
 //! benches/sse-instructions              # instructions per event, both providers
 //! ```
 
-use std::hint::black_box;
-
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tower_adk::ModelDelta;
-use tower_adk::providers::anthropic::sse::{EventDecoder, SseParser};
+use tower_adk::providers::anthropic::sse::EventDecoder;
+
+#[path = "streams/cut.rs"]
+mod cut;
 
 const EVENTS: usize = 1_000;
-/// A TCP segment's payload on an Ethernet link.
-const SEGMENT: usize = 1_460;
 
 /// The body of a streamed reply of `EVENTS` events, and where each event ends.
 fn body() -> (Vec<u8>, Vec<usize>) {
@@ -105,52 +103,22 @@ fn body() -> (Vec<u8>, Vec<usize>) {
     (bytes, ends)
 }
 
-/// The body in pieces of `SEGMENT` bytes, and one event per piece.
-fn pieces(body: &[u8], ends: &[usize]) -> [(&'static str, Vec<Vec<u8>>); 2] {
-    let segments = body.chunks(SEGMENT).map(<[u8]>::to_vec).collect();
-    let mut events = Vec::new();
-    let mut start = 0;
-    for &end in ends {
-        events.push(body[start..end].to_vec());
-        start = end;
-    }
-    [("segments", segments), ("events", events)]
-}
-
 /// The shared reader: every event's data, summed up by length.
 #[inline(never)]
 fn read_anthropic(pieces: &[Vec<u8>]) -> usize {
-    let mut parser = SseParser::new();
-    let mut total = 0;
-    for piece in pieces {
-        parser.feed(piece);
-        while let Some(event) = parser.next_event().unwrap_or_else(|e| panic!("{e}")) {
-            total += black_box(event.data()).len();
-        }
-    }
-    total
+    cut::read(pieces)
 }
 
 /// The same, then each event decoded into deltas.
 #[inline(never)]
 fn decode_anthropic(pieces: &[Vec<u8>]) -> usize {
-    let mut parser = SseParser::new();
     let mut decoder = EventDecoder::new();
-    let mut deltas: Vec<ModelDelta> = Vec::new();
-    for piece in pieces {
-        parser.feed(piece);
-        while let Some(event) = parser.next_event().unwrap_or_else(|e| panic!("{e}")) {
-            decoder
-                .decode(&event, &mut deltas)
-                .unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
-    black_box(&deltas).len()
+    cut::decode(pieces, |event, deltas| decoder.decode(event, deltas))
 }
 
 fn sse_anthropic(c: &mut Criterion) {
     let (body, ends) = body();
-    for (cut, pieces) in pieces(&body, &ends) {
+    for (cut, pieces) in cut::pieces(&body, &ends) {
         assert_eq!(read_anthropic(&pieces), read_anthropic(&pieces));
         // Every text delta, and the calls' starts and fragments.
         assert_eq!(decode_anthropic(&pieces), 978 + 2 * (1 + 6));
