@@ -12,7 +12,7 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tower::{BoxError, Layer, ServiceExt, service_fn};
 use tower_adk::content::{Part, Reasoning};
-use tower_adk::model::Usage;
+use tower_adk::model::{Usage, UsageMeter};
 use tower_adk::testing::cassette::{
     Cassette, CassetteError, Mode, RecordedError, ReplayModel, Scrubber,
 };
@@ -124,7 +124,12 @@ async fn a_whole_answer_replays_whole_with_its_usage() {
     assert!(!recorded.is_streamed());
     let recorded = deltas(recorded).await;
 
-    let replayed = replayer(&path).oneshot(request("hi")).await.unwrap();
+    // As the provider did, the replay puts the usage in the request's meter.
+    let meter = UsageMeter::new();
+    let mut metered = request("hi");
+    metered.extensions_mut().insert(meter.clone());
+    let replayed = replayer(&path).oneshot(metered).await.unwrap();
+    assert_eq!((meter.calls(), meter.total().total_tokens), (1, 7));
     assert!(!replayed.is_streamed(), "a whole answer replays whole");
     let replayed = deltas(replayed).await;
     assert_eq!(replayed, recorded);

@@ -137,3 +137,28 @@ async fn local_llm_runs_a_whole_loop_without_streaming_and_reports_usage() {
     assert_eq!(usage.calls(), 2);
     assert!(usage.total().prompt_tokens > 0);
 }
+
+/// The committed cassette refuses a question it did not record, with a diff that names
+/// the field and shows both questions.
+#[cfg(feature = "cassette")]
+#[tokio::test]
+async fn the_smollm2_cassette_refuses_a_question_it_did_not_record() {
+    use tower_adk::testing::cassette::{CassetteError, ReplayModel};
+
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/cassettes/smollm2-weather-streamed.json"
+    );
+    let replay = ReplayModel::open(path).unwrap();
+    let agent = weather_agent(BoxModel::new(replay.clone()));
+    let (_, result) = run(&agent, AgentRequest::user("What is the weather in Rome?")).await;
+
+    let error = result.unwrap_err();
+    let Some(CassetteError::Drift { path, diff, .. }) = CassetteError::find(&error) else {
+        panic!("not a drift: {error}")
+    };
+    assert_eq!(path, "messages[0].content");
+    assert!(diff.contains("-      \"content\": \"What is the weather in Paris?\""), "{diff}");
+    assert!(diff.contains("+      \"content\": \"What is the weather in Rome?\""), "{diff}");
+    assert_eq!(replay.remaining(), replay.len());
+}

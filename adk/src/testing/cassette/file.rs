@@ -128,6 +128,13 @@ impl CassetteFile {
         std::fs::create_dir_all(&folder).map_err(io)?;
         let mut temporary = tempfile::NamedTempFile::new_in(&folder).map_err(io)?;
         temporary.write_all(text.as_bytes()).map_err(io)?;
+        // A temporary file is private to its owner; a cassette is read like any file.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let readable = std::fs::Permissions::from_mode(0o644);
+            temporary.as_file().set_permissions(readable).map_err(io)?;
+        }
         temporary.as_file().sync_all().map_err(io)?;
         temporary.persist(path).map_err(|e| io(e.error))?;
         Ok(())

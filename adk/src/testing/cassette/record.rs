@@ -67,7 +67,8 @@ impl Recording {
     }
 
     /// Records an answer: a whole one at once (and gives it back, rebuilt from what was
-    /// recorded, as a replay will), a streamed one as it is read.
+    /// recorded, as a replay will; the live model metered its usage already), a streamed
+    /// one as it is read.
     pub(crate) async fn answered(
         self: Arc<Self>,
         slot: usize,
@@ -93,7 +94,7 @@ impl Recording {
             end: End::Done,
         };
         self.end(slot, request, Outcome::Response(answer.clone()))?;
-        Ok(response(&answer))
+        Ok(response(&answer, None))
     }
 }
 

@@ -12,11 +12,15 @@ use super::canonical::{canonical, diff, first_difference};
 use super::error::{CassetteError, RecordedError};
 use super::file::{Answer, CassetteFile, End, Interaction, Outcome, Piece};
 use super::scrub::Scrubber;
-use crate::model::{MessageAccumulator, ModelDelta, ModelRequest, ModelResponse};
+use crate::model::{
+    MessageAccumulator, ModelDelta, ModelRequest, ModelResponse, Usage, UsageMeter,
+};
 use crate::testing::lock;
 
 /// A model that answers from a cassette, deterministically: each call gets the recorded
-/// answer's pieces, in their order, at once (no sleeping), or the recorded error.
+/// answer's pieces, in their order, at once (no sleeping), or the recorded error. Like
+/// the providers, it adds a recorded usage to the [`UsageMeter`] in the request's
+/// extensions, if there is one.
 ///
 /// # Matching
 ///
@@ -140,7 +144,10 @@ impl ReplayModel {
         };
         served.used[found] = true;
         match &reel.interactions[found].outcome {
-            Outcome::Response(answer) => Ok(response(answer)),
+            Outcome::Response(answer) => {
+                let meter = request.extensions().get::<UsageMeter>().cloned();
+                Ok(response(answer, meter))
+            }
             Outcome::Error(message) => Err(RecordedError(message.clone()).into()),
         }
     }
@@ -161,17 +168,33 @@ impl Service<ModelRequest> for ReplayModel {
 }
 
 /// The response a recorded answer makes: a stream of its pieces (its error last, if it
-/// failed), or, for an answer that came whole, the same message whole.
-pub(crate) fn response(answer: &Answer) -> ModelResponse {
+/// failed), or, for an answer that came whole, the same message whole. Its usage goes to
+/// `meter`, as the provider that answered put it in the request's [`UsageMeter`]: when
+/// the piece is read, or at once for a whole answer.
+pub(crate) fn response(answer: &Answer, meter: Option<UsageMeter>) -> ModelResponse {
+    let record = move |usage: &Usage| {
+        if let Some(meter) = &meter {
+            meter.record(*usage);
+        }
+    };
     if answer.streamed || answer.end != End::Done {
-        let deltas = answer.pieces.clone().into_iter().map(Piece::into_delta);
+        let deltas = (answer.pieces.clone().into_iter())
+            .map(Piece::into_delta)
+            .inspect(move |delta| {
+                if let Ok(ModelDelta::Usage { usage, .. }) = delta {
+                    record(usage);
+                }
+            });
         return ModelResponse::stream(stream::iter(deltas));
     }
     let mut message = MessageAccumulator::default();
     let mut metered = None;
     for piece in answer.pieces.iter().cloned() {
         match piece.into_delta() {
-            Ok(ModelDelta::Usage { model, usage }) => metered = Some((model, usage)),
+            Ok(ModelDelta::Usage { model, usage }) => {
+                record(&usage);
+                metered = Some((model, usage));
+            }
             Ok(delta) => message.push(delta),
             Err(_) => {}
         }
