@@ -18,7 +18,8 @@ use tower_adk::testing::cassette::{
 };
 use tower_adk::testing::{ScriptedModel, Turn, echo_tool};
 use tower_adk::{
-    Agent, AgentRequest, BoxModel, Message, ModelDelta, ModelRequest, ModelResponse, ToolCall, ToolInfo,
+    Agent, AgentRequest, BoxModel, Message, ModelDelta, ModelRequest, ModelResponse, ToolCall,
+    ToolInfo,
 };
 
 /// A fresh folder for one test's cassettes.
@@ -88,10 +89,17 @@ async fn a_streamed_answer_replays_piece_for_piece_in_order() {
         let deltas = futures::stream::iter(every_piece().into_iter().map(Ok::<_, BoxError>));
         Ok::<_, BoxError>(ModelResponse::stream(deltas))
     });
-    let recorded = recorder(&path).layer(live).oneshot(request("hi")).await.unwrap();
+    let recorded = recorder(&path)
+        .layer(live)
+        .oneshot(request("hi"))
+        .await
+        .unwrap();
     assert!(recorded.is_streamed());
     let recorded = deltas(recorded).await;
-    assert_eq!(recorded, every_piece().into_iter().map(Ok).collect::<Vec<_>>());
+    assert_eq!(
+        recorded,
+        every_piece().into_iter().map(Ok).collect::<Vec<_>>()
+    );
 
     let replay = replayer(&path);
     let replayed = replay.clone().oneshot(request("hi")).await.unwrap();
@@ -103,7 +111,10 @@ async fn a_streamed_answer_replays_piece_for_piece_in_order() {
     let answer = &file["interactions"][0]["response"];
     assert_eq!(answer["end"], "done");
     assert_eq!(answer["pieces"][0]["data"], "c2ln+/=\u{0}é\"\\\n");
-    assert_eq!(file["interactions"][0]["request"]["messages"][0]["content"], "hi");
+    assert_eq!(
+        file["interactions"][0]["request"]["messages"][0]["content"],
+        "hi"
+    );
 }
 
 #[tokio::test]
@@ -120,7 +131,11 @@ async fn a_whole_answer_replays_whole_with_its_usage() {
             Ok::<_, BoxError>(ModelResponse::message(message).with_usage(Some("m".into()), usage))
         }
     });
-    let recorded = recorder(&path).layer(live).oneshot(request("hi")).await.unwrap();
+    let recorded = recorder(&path)
+        .layer(live)
+        .oneshot(request("hi"))
+        .await
+        .unwrap();
     assert!(!recorded.is_streamed());
     let recorded = deltas(recorded).await;
 
@@ -202,8 +217,14 @@ async fn a_drifted_request_fails_with_a_diff_naming_the_changed_field() {
         panic!("not a drift: {drift}")
     };
     assert_eq!((*call, path.as_str()), (1, "messages[1].content"));
-    assert!(diff.contains("-      \"content\": \"Weather in Paris?\""), "{diff}");
-    assert!(diff.contains("+      \"content\": \"Weather in Rome?\""), "{diff}");
+    assert!(
+        diff.contains("-      \"content\": \"Weather in Paris?\""),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+      \"content\": \"Weather in Rome?\""),
+        "{diff}"
+    );
     assert!(diff.starts_with("--- recorded\n+++ requested\n"), "{diff}");
     assert!(drift.is_drift());
     assert_eq!(replay.remaining(), 2, "a drifted call serves nothing");
@@ -231,14 +252,22 @@ async fn a_drifted_request_fails_with_a_diff_naming_the_changed_field() {
 async fn a_call_past_the_recording_is_refused_as_exhausted() {
     let path = folder("exhausted").join("calls.json");
     let live = ScriptedModel::new([Turn::text("one")]);
-    recorder(&path).layer(live).oneshot(request("a")).await.unwrap();
+    recorder(&path)
+        .layer(live)
+        .oneshot(request("a"))
+        .await
+        .unwrap();
     let replay = replayer(&path);
     replay.clone().oneshot(request("a")).await.unwrap();
     let error = replay.oneshot(request("a")).await.unwrap_err();
     assert!(
         matches!(
             error.downcast_ref::<CassetteError>(),
-            Some(CassetteError::Exhausted { call: 2, recorded: 1, .. })
+            Some(CassetteError::Exhausted {
+                call: 2,
+                recorded: 1,
+                ..
+            })
         ),
         "{error}"
     );
@@ -283,7 +312,11 @@ async fn failed_calls_and_failed_streams_are_recorded_and_replayed_as_their_erro
 async fn a_stream_dropped_half_read_is_recorded_as_dropped_with_what_was_read() {
     let path = folder("dropped").join("calls.json");
     let live = ScriptedModel::new([Turn::stream(["one", "two", "three"])]);
-    let answer = recorder(&path).layer(live).oneshot(request("a")).await.unwrap();
+    let answer = recorder(&path)
+        .layer(live)
+        .oneshot(request("a"))
+        .await
+        .unwrap();
     let mut stream = answer.into_stream();
     stream.next().await.unwrap().unwrap();
     drop(stream);
@@ -333,7 +366,10 @@ async fn secrets_never_reach_the_file_and_scrubbed_requests_still_match() {
         assert!(!text.contains(core), "{secret} reached the file:\n{text}");
     }
     assert!(text.contains("my keys: [REDACTED], [REDACTED], [REDACTED], [REDACTED], [REDACTED]"));
-    assert!(text.contains("Incorrect API key provided: [REDACTED]"), "{text}");
+    assert!(
+        text.contains("Incorrect API key provided: [REDACTED]"),
+        "{text}"
+    );
 
     // The same request, scrubbed the same way, finds its recorded answer.
     let replay = Cassette::new(&path).scrubber(scrubber()).replay().unwrap();
@@ -356,8 +392,15 @@ async fn the_key_variables_values_never_reach_the_file() {
     const ANTHROPIC: &str = "local-anthropic-key-9876543210";
     if let Ok(path) = std::env::var("CASSETTE_TEST_RECORD_TO") {
         let live = ScriptedModel::new([Turn::text(format!("anthropic: {ANTHROPIC}"))]);
-        let model = Cassette::new(&path).mode(Mode::Record).layer().unwrap().layer(live);
-        let answer = model.oneshot(request(&format!("openai: {OPENAI}"))).await.unwrap();
+        let model = Cassette::new(&path)
+            .mode(Mode::Record)
+            .layer()
+            .unwrap()
+            .layer(live);
+        let answer = model
+            .oneshot(request(&format!("openai: {OPENAI}")))
+            .await
+            .unwrap();
         deltas(answer).await;
         return;
     }
@@ -371,7 +414,10 @@ async fn the_key_variables_values_never_reach_the_file() {
         .unwrap();
     assert!(child.status.success(), "{child:?}");
     let text = std::fs::read_to_string(&path).unwrap();
-    assert!(!text.contains(OPENAI) && !text.contains(ANTHROPIC), "{text}");
+    assert!(
+        !text.contains(OPENAI) && !text.contains(ANTHROPIC),
+        "{text}"
+    );
     assert!(text.contains("openai: [REDACTED]") && text.contains("anthropic: [REDACTED]"));
 }
 
@@ -380,7 +426,11 @@ async fn a_truncated_or_corrupt_cassette_is_a_typed_error() {
     let dir = folder("corrupt");
     let path = dir.join("whole.json");
     let live = ScriptedModel::new([Turn::stream(["a", "b"])]);
-    let answer = recorder(&path).layer(live).oneshot(request("a")).await.unwrap();
+    let answer = recorder(&path)
+        .layer(live)
+        .oneshot(request("a"))
+        .await
+        .unwrap();
     deltas(answer).await;
     let whole = std::fs::read_to_string(&path).unwrap();
 
@@ -401,7 +451,11 @@ async fn a_truncated_or_corrupt_cassette_is_a_typed_error() {
     ));
 
     let wrong_shape = dir.join("shape.json");
-    std::fs::write(&wrong_shape, r#"{"version": 1, "interactions": [{"request": {}}]}"#).unwrap();
+    std::fs::write(
+        &wrong_shape,
+        r#"{"version": 1, "interactions": [{"request": {}}]}"#,
+    )
+    .unwrap();
     assert!(matches!(
         ReplayModel::open(&wrong_shape),
         Err(CassetteError::Corrupt { .. })
@@ -449,13 +503,20 @@ async fn concurrent_calls_while_recording_are_all_kept_and_each_replays_its_own(
     let replay = replayer(&path);
     assert_eq!(replay.len(), 24);
     for i in (0..24).rev() {
-        let answer = replay.clone().oneshot(request(&format!("call {i}"))).await.unwrap();
+        let answer = replay
+            .clone()
+            .oneshot(request(&format!("call {i}")))
+            .await
+            .unwrap();
         let message = answer.into_message().await.unwrap();
         assert_eq!(message.content(), format!("call {i}:done"));
     }
     assert_eq!(replay.remaining(), 0);
     // Written whole each time, through a renamed temporary file: nothing else is left.
-    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert_eq!(files, ["calls.json"]);
 }
 
@@ -472,7 +533,11 @@ async fn auto_records_when_the_file_is_missing_and_replays_when_it_is_there() {
     assert_eq!(cassette.resolved_mode().unwrap(), Mode::Replay);
     let layer = cassette.layer().unwrap();
     assert!(layer.is_replaying());
-    let answer = layer.layer(ScriptedModel::new([])).oneshot(request("a")).await.unwrap();
+    let answer = layer
+        .layer(ScriptedModel::new([]))
+        .oneshot(request("a"))
+        .await
+        .unwrap();
     assert_eq!(answer.into_message().await.unwrap().content(), "recorded");
 }
 
@@ -486,7 +551,11 @@ async fn a_new_recording_replaces_the_old_one() {
     assert_eq!(replayer(&path).len(), 2);
 
     let second = ScriptedModel::new([Turn::text("new")]);
-    recorder(&path).layer(second).oneshot(request("c")).await.unwrap();
+    recorder(&path)
+        .layer(second)
+        .oneshot(request("c"))
+        .await
+        .unwrap();
     let replay = replayer(&path);
     assert_eq!(replay.len(), 1);
     let answer = replay.oneshot(request("c")).await.unwrap();

@@ -158,7 +158,13 @@ async fn the_smollm2_cassette_refuses_a_question_it_did_not_record() {
         panic!("not a drift: {error}")
     };
     assert_eq!(path, "messages[0].content");
-    assert!(diff.contains("-      \"content\": \"What is the weather in Paris?\""), "{diff}");
-    assert!(diff.contains("+      \"content\": \"What is the weather in Rome?\""), "{diff}");
+    assert!(
+        diff.contains("-      \"content\": \"What is the weather in Paris?\""),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+      \"content\": \"What is the weather in Rome?\""),
+        "{diff}"
+    );
     assert_eq!(replay.remaining(), replay.len());
 }

@@ -32,7 +32,10 @@ fn options(options: &ModelOptions) -> Value {
             set.insert(key.to_owned(), value);
         }
     };
-    put("temperature", options.temperature.map_or(Value::Null, float));
+    put(
+        "temperature",
+        options.temperature.map_or(Value::Null, float),
+    );
     put("max_tokens", json!(options.max_tokens));
     put(
         "tool_choice",
@@ -135,8 +138,14 @@ mod tests {
         );
         assert_eq!(first_difference(&a, &a), None);
         let longer = json!({"messages": [{"role": "user", "content": "Paris"}, {"role": "user", "content": "x"}], "tools": []});
-        assert_eq!(first_difference(&a, &longer).as_deref(), Some("messages[1]"));
+        assert_eq!(
+            first_difference(&a, &longer).as_deref(),
+            Some("messages[1]")
+        );
         let with_option = json!({"messages": [{"role": "user", "content": "Paris"}], "tools": [], "options": {"seed": 1}});
-        assert_eq!(first_difference(&a, &with_option).as_deref(), Some("options"));
+        assert_eq!(
+            first_difference(&a, &with_option).as_deref(),
+            Some("options")
+        );
     }
 }

@@ -90,11 +90,11 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use tower::{BoxError, Layer, Service};
 
+use self::canonical::canonical;
 pub use self::error::{CassetteError, RecordedError};
+use self::record::Recording;
 pub use self::replay::ReplayModel;
 pub use self::scrub::{KEY_VARIABLES, REDACTED, Scrubber};
-use self::canonical::canonical;
-use self::record::Recording;
 use crate::model::{ModelRequest, ModelResponse};
 
 /// The environment variable that picks the mode when the program does not.

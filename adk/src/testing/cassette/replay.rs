@@ -35,16 +35,25 @@ use crate::testing::lock;
 ///
 /// # Example
 ///
-/// ```no_run
-/// use tower_adk::testing::cassette::ReplayModel;
+/// ```
+/// use tower::{Layer, ServiceExt};
+/// use tower_adk::testing::cassette::{Cassette, Mode, ReplayModel};
+/// use tower_adk::testing::{ScriptedModel, Turn};
 /// use tower_adk::{Agent, AgentRequest};
 ///
 /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
-/// let model = ReplayModel::open("tests/cassettes/smollm2-weather.json")?;
+/// let path = std::env::temp_dir().join(format!("replay-doc-{}.json", std::process::id()));
+/// let live = ScriptedModel::new([Turn::text("Recorded.")]);
+/// let recording = Cassette::new(&path).mode(Mode::Record).layer()?.layer(live);
+/// Agent::builder(recording).build()?.run(AgentRequest::user("hi")).await?;
+///
+/// // No live model at all.
+/// let model = ReplayModel::open(&path)?;
 /// let agent = Agent::builder(model.clone()).build()?;
-/// let result = agent.run(AgentRequest::user("What is the weather in Paris?")).await?;
-/// assert_eq!(model.remaining(), 0);
-/// # let _ = result;
+/// let result = agent.run(AgentRequest::user("hi")).await?;
+/// assert_eq!(result.final_message.content(), "Recorded.");
+/// assert_eq!((model.calls(), model.remaining()), (1, 0));
+/// # std::fs::remove_file(&path)?;
 /// # Ok::<_, tower_adk::BoxError>(())
 /// # }).unwrap();
 /// ```

@@ -175,7 +175,9 @@ fn owned(text: Cow<'_, str>) -> Option<String> {
 impl Default for Scrubber {
     /// The usual key variables' values and the patterns of keys and bearer tokens.
     fn default() -> Self {
-        let scrubber = KEY_VARIABLES.iter().fold(Scrubber::none(), |s, name| s.variable(name));
+        let scrubber = KEY_VARIABLES
+            .iter()
+            .fold(Scrubber::none(), |s, name| s.variable(name));
         let patterns = KEY_PATTERNS.iter().filter_map(|p| Regex::new(p).ok());
         Scrubber {
             patterns: patterns.collect(),
