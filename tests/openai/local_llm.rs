@@ -168,3 +168,39 @@ async fn the_smollm2_cassette_refuses_a_question_it_did_not_record() {
     );
     assert_eq!(replay.remaining(), replay.len());
 }
+
+/// One model call, no agent: the request as a program would build it for the provider
+/// gets the call the server streamed, piece for piece.
+#[cfg(feature = "cassette")]
+#[tokio::test]
+async fn the_smollm2_cassette_answers_a_single_model_call_without_an_agent() {
+    use std::sync::Arc;
+
+    use tower_adk::ModelRequest;
+    use tower_adk::testing::cassette::ReplayModel;
+
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/cassettes/smollm2-weather-streamed.json"
+    );
+    let replay = ReplayModel::open(path).unwrap();
+    let question = Message::user("What is the weather in Paris?");
+    let mut request = ModelRequest::new(vec![question].into());
+    request.tools = Arc::from([Arc::new(weather().info().clone())]);
+    request.options.tool_choice = ToolChoice::Tool("weather".into());
+    request.options.temperature = Some(0.0);
+    request.options.max_tokens = Some(48);
+
+    let answer = replay.clone().oneshot(request).await.unwrap();
+    assert!(answer.is_streamed());
+    let message = answer.into_message().await.unwrap();
+    let call = &message.tool_calls()[0];
+    assert_eq!(call.name, "weather");
+    let arguments: serde_json::Value = serde_json::from_str(&call.arguments).unwrap();
+    assert_eq!(arguments["city"], "Paris");
+    assert_eq!(
+        replay.remaining(),
+        1,
+        "the second call (the answer) is left"
+    );
+}

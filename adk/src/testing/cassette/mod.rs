@@ -39,6 +39,15 @@
 //! See [`ReplayModel`] for how calls are matched. A recorded error comes back as a
 //! [`RecordedError`] with the original's message; the original's type is not kept.
 //!
+//! # Differences from HTTP cassettes
+//!
+//! Recorders such as VCR or yakbak keep HTTP exchanges; a cassette here keeps model calls,
+//! at the model seam, above the provider. So one cassette serves any provider's model and
+//! every layer above it, a recorded request reads as the conversation it was, and the
+//! check for drift is on what the agent asked rather than on bytes. What it does not do:
+//! replay the provider's own HTTP and SSE parsing (the provider tests run real servers for
+//! that), keep the timing of the pieces, or keep the type of an error.
+//!
 //! # Example
 //!
 //! ```

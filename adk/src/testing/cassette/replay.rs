@@ -31,6 +31,9 @@ use crate::testing::lock;
 /// none fails with [`CassetteError::Drift`], a unified diff against the first one not yet
 /// served; a call after all were served fails with [`CassetteError::Exhausted`].
 ///
+/// An answer whose stream the caller dropped while it was recorded replays the pieces
+/// that were read, then ends.
+///
 /// Clones share the cassette and what has been served.
 ///
 /// # Example
