@@ -577,3 +577,71 @@ fn the_public_types_are_send_and_sync() {
     assert_send_sync::<CassetteError>();
     let _ = Arc::new(Scrubber::default());
 }
+
+#[tokio::test]
+async fn a_cassette_that_cannot_be_written_fails_the_call_and_leaves_no_temporary_file() {
+    let dir = folder("unwritable");
+    // A folder where the file should be: the rename over it fails.
+    let path = dir.join("calls.json");
+    std::fs::create_dir(&path).unwrap();
+
+    let whole = ScriptedModel::new([Turn::text("whole")]);
+    let error = recorder(&path)
+        .layer(whole)
+        .oneshot(request("a"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error.downcast_ref::<CassetteError>(),
+            Some(CassetteError::Io { .. })
+        ),
+        "{error}"
+    );
+
+    let streamed = ScriptedModel::new([Turn::stream(["one", "two"])]);
+    let answer = recorder(&path)
+        .layer(streamed)
+        .oneshot(request("a"))
+        .await
+        .unwrap();
+    let deltas = deltas(answer).await;
+    assert_eq!(deltas.len(), 3, "{deltas:?}");
+    let last = deltas.last().unwrap().as_ref().unwrap_err();
+    assert!(last.contains("calls.json"), "{last}");
+
+    let files: Vec<_> = (std::fs::read_dir(&dir).unwrap())
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(files, ["calls.json"]);
+    assert!(path.is_dir());
+}
+
+/// `ADK_CASSETTE_MODE` read by a child process (this test again) for each value.
+#[test]
+fn the_mode_comes_from_adk_cassette_mode() {
+    if let Ok(expected) = std::env::var("CASSETTE_TEST_EXPECT_MODE") {
+        let mode = Mode::from_env().map_err(|e| e.to_string());
+        assert_eq!(format!("{mode:?}"), expected);
+        return;
+    }
+    let cases = [
+        ("record", "Ok(Record)"),
+        (" Replay ", "Ok(Replay)"),
+        ("auto", "Ok(Auto)"),
+        ("", "Ok(Auto)"),
+        (
+            "rewind",
+            r#"Err("ADK_CASSETTE_MODE is \"rewind\"; expected `record`, `replay` or `auto`")"#,
+        ),
+    ];
+    for (value, expected) in cases {
+        let child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "the_mode_comes_from_adk_cassette_mode"])
+            .env("ADK_CASSETTE_MODE", value)
+            .env("CASSETTE_TEST_EXPECT_MODE", expected)
+            .output()
+            .unwrap();
+        assert!(child.status.success(), "{value:?}: {child:?}");
+    }
+}
