@@ -59,6 +59,7 @@
 //! | `openai-responses` | no | `providers::openai::responses`: a model for OpenAI's Responses API, reasoning kept across turns (with `openai`) |
 //! | `mcp` | no | `providers::mcp`: tools from MCP servers (rmcp) |
 //! | `tracing` | no | a span per run, model call and tool call, with `gen_ai.*` attributes |
+//! | `cassette` | no | `testing::cassette`: a real model's calls recorded to a file (secrets scrubbed) and replayed in tests, with a diff when a request drifts |
 //! | `config` | no | `file`: agents described in YAML files, loaded with the program's own tools and handlers (saphyr, strsim) |
 //!
 //! The README (on the repository) has the design, the built-in handlers and the

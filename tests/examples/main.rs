@@ -270,3 +270,28 @@ async fn vision_example_sends_the_image_as_a_part_and_prints_the_answer() {
         [Part::text("What is it?"), Part::image(image)]
     );
 }
+
+// The example's `main` is not called here: its agent runs from the cassette recorded
+// from the SmolLM2 server, with no server.
+#[cfg(all(feature = "openai", feature = "cassette"))]
+#[allow(dead_code)]
+#[path = "../../examples/local_llm.rs"]
+mod local_llm;
+
+#[cfg(all(feature = "openai", feature = "cassette"))]
+#[tokio::test]
+async fn local_llm_example_runs_from_its_smollm2_cassette() {
+    use tower_adk::model::UsageMeter;
+    use tower_adk::testing::cassette::ReplayModel;
+
+    let replay = ReplayModel::open(local_llm::CASSETTE).unwrap();
+    let agent = local_llm::agent(replay.clone()).unwrap();
+    let usage = UsageMeter::new();
+    let result = agent.run(local_llm::request(&usage)).await.unwrap();
+
+    assert_eq!(result.tool_records[0].name, "weather");
+    assert!(result.tool_records[0].error.is_none());
+    assert!(!result.final_message.content().trim().is_empty());
+    assert_eq!(replay.remaining(), 0, "every recorded call was made");
+    assert_eq!(result.model_calls, replay.len());
+}

@@ -1,5 +1,6 @@
-//! Test doubles for agents: a scripted model and simple tools; and [`check_store`], the
-//! conformance suite of checkpoint stores.
+//! Test doubles for agents: a scripted model and simple tools; [`check_store`], the
+//! conformance suite of checkpoint stores; and, with the feature `cassette`, recorded
+//! traffic (`cassette`): a real model's calls recorded to a file and replayed.
 //!
 //! [`ScriptedModel`] answers each model call with the next scripted [`Turn`] (text, tool
 //! calls, streamed chunks, an error, or an error in the middle of a stream) and records
@@ -30,6 +31,8 @@
 //! # }).unwrap();
 //! ```
 
+#[cfg(feature = "cassette")]
+pub mod cassette;
 mod store;
 mod tools;
 
