@@ -1,7 +1,7 @@
 //! The page's run timeline in Chromium: one row per model call and tool call on a time
 //! axis, an agent called as a tool nested under its call, a failed call in red, an
-//! approval answered on the page with who decided it, and a bar's input and output
-//! shown when it is clicked. The waterfall's screenshot is written to
+//! approval answered on the page with who decided it, a failed model call in red with
+//! why, and a bar's input and output shown when it is clicked. The waterfall's screenshot is written to
 //! `target/artifacts/timeline.png` on every run.
 
 use std::path::PathBuf;
@@ -94,6 +94,14 @@ struct Row {
     color: String,
 }
 
+/// The waterfall's rows, as the page shows them.
+async fn rows(browser: &Browser) -> Vec<Row> {
+    match browser.eval(ROWS).await {
+        Value::Array(rows) => rows.iter().map(Row::read).collect(),
+        other => panic!("no rows: {other}"),
+    }
+}
+
 impl Row {
     fn read(value: &Value) -> Row {
         let number = |key: &str| value[key].as_f64().unwrap();
@@ -139,10 +147,7 @@ async fn the_timeline_draws_a_runs_calls_nests_a_sub_agent_and_says_who_approved
     browser.wait_status("Run completed.").await;
     assert_eq!(paid.get(), 1);
 
-    let rows: Vec<Row> = match browser.eval(ROWS).await {
-        Value::Array(rows) => rows.iter().map(Row::read).collect(),
-        other => panic!("no rows: {other}"),
-    };
+    let rows = rows(&browser).await;
     let names: Vec<(&str, &str, u64)> = rows
         .iter()
         .map(|r| (r.kind.as_str(), r.name.as_str(), r.depth))
@@ -283,6 +288,58 @@ async fn the_timeline_draws_a_runs_calls_nests_a_sub_agent_and_says_who_approved
     assert!(shot.starts_with(b"\x89PNG"), "a PNG");
     let artifact = artifacts().join("timeline.png");
     std::fs::write(&artifact, &shot).unwrap();
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_model_call_that_fails_is_drawn_in_red_and_says_why() {
+    let model = ScriptedModel::per_run([
+        Turn::call("c1", "lookup", json!({"order": 7})),
+        Turn::error("the model is down"),
+    ]);
+    let lookup = sleep_tool("lookup", Duration::from_millis(50), "order 7: shipped");
+    let flaky = Agent::builder(model).tool(lookup).build().unwrap();
+    let server = Server::new()
+        .agent("flaky", flaky)
+        .identify(BearerTokens::new().token_of("alice", "alice-token", Admin))
+        .page(true);
+    let server = TestServer::start(server.into_router()).await;
+    let browser = Browser::open(&server.url("/#token=alice-token")).await;
+    browser.wait_status("1 agent(s) available.").await;
+
+    browser.say("Where is order 7?").await;
+    browser.wait_status("The run failed.").await;
+
+    let rows = rows(&browser).await;
+    let names: Vec<_> = rows
+        .iter()
+        .map(|r| (r.kind.as_str(), r.name.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("model", "model call 1"),
+            ("tool", "lookup (c1)"),
+            ("model", "model call 2")
+        ]
+    );
+    let failed = &rows[2];
+    assert!(
+        failed.failed && !rows[0].failed && !rows[1].failed,
+        "{rows:#?}"
+    );
+    assert_eq!(failed.color, "rgb(220, 38, 38)");
+    assert!(failed.meta.ends_with("failed: model_failed"), "{failed:?}");
+    assert!(
+        failed.start >= rows[1].end - 1.0,
+        "it waited for the tool: {rows:#?}"
+    );
+    browser.click_nth(".waterfall .bar", 2).await;
+    let why = browser.text(".waterfall .detail-output").await;
+    assert!(
+        why.starts_with("model_failed: ") && why.contains("the model is down"),
+        "{why}"
+    );
     browser.close().await;
 }
 
