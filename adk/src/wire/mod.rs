@@ -163,7 +163,8 @@ pub enum WireEvent {
     /// A tool call or a hook interrupted the run.
     Interrupt(PendingInterrupt),
     /// A decision that the run was resumed with, and who made it (written by the server
-    /// for a resumed run, after `run_started`; the thread's audit trail keeps the same).
+    /// for a resumed run, after `run_started`; the thread's audit trail records the same
+    /// decision and decider).
     Decided(Decided),
     /// The run finished or stopped at its interrupts: its result.
     Completed(WireResult),
