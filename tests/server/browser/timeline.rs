@@ -1,7 +1,8 @@
 //! The page's run timeline in Chromium: one row per model call and tool call on a time
 //! axis, an agent called as a tool nested under its call, a failed call in red, an
-//! approval answered on the page with who decided it, a failed model call in red with
-//! why, and a bar's input and output shown when it is clicked. The waterfall's screenshot is written to
+//! approval answered on the page with who decided it (one that a sub-agent asks for
+//! waits on its caller's row), a failed model call in red with why, and a bar's input
+//! and output shown when it is clicked. The waterfall's screenshot is written to
 //! `target/artifacts/timeline.png` on every run.
 
 use std::path::PathBuf;
@@ -340,6 +341,70 @@ async fn a_model_call_that_fails_is_drawn_in_red_and_says_why() {
         why.starts_with("model_failed: ") && why.contains("the model is down"),
         "{why}"
     );
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn an_approval_a_sub_agent_asks_for_waits_on_its_callers_row() {
+    let paid = Counter::default();
+    let billing = Agent::builder(ScriptedModel::per_run([
+        Turn::call("s1", "pay", json!({"to": "Bob"})),
+        Turn::text("Paid Bob."),
+    ]))
+    .name("billing")
+    .tool(asking_tool(&paid))
+    .build()
+    .unwrap();
+    let desk = Agent::builder(ScriptedModel::per_run([
+        Turn::call("c1", "billing", json!({"request": "Pay Bob"})),
+        Turn::text("Bob is paid."),
+    ]))
+    .tool(AgentTool::new(billing).description("Pays").into_tool())
+    .build()
+    .unwrap();
+    let server = Server::new()
+        .agent("desk", desk)
+        .identify(BearerTokens::new().token_of("alice", "alice-token", Admin))
+        .page(true);
+    let server = TestServer::start(server.into_router()).await;
+    let browser = Browser::open(&server.url("/#token=alice-token")).await;
+    browser.wait_status("1 agent(s) available.").await;
+
+    browser.say("Pay Bob").await;
+    browser.wait_status("Waiting for your decision.").await;
+    browser.click(".approval button.approve").await;
+    browser.wait_status("Run completed.").await;
+    assert_eq!(paid.get(), 1);
+
+    let rows = rows(&browser).await;
+    let names: Vec<_> = (rows.iter())
+        .map(|r| {
+            (
+                r.name.as_str(),
+                r.depth,
+                r.meta.split(" · ").nth(1).unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("model call 1", 0, ""),
+            ("billing (c1)", 0, "interrupted"),
+            ("billing: model call 1", 1, ""),
+            ("pay (s1)", 1, "interrupted"),
+            ("approval: billing (c1)", 0, "approved by alice"),
+            ("billing (c1), resumed", 0, ""),
+            ("pay (s1), resumed", 1, ""),
+            ("billing: model call 2", 1, ""),
+            ("model call 2", 0, ""),
+        ],
+        "{rows:#?}"
+    );
+    // The approval shows the question the sub-agent's tool asked.
+    browser.click_nth(".waterfall .bar", 4).await;
+    let input = browser.text(".waterfall .detail-input").await;
+    assert!(input.contains("Pay?"), "{input}");
     browser.close().await;
 }
 
