@@ -2,7 +2,7 @@
 //! chromedriver with fantoccini: the agents listed once a token is given, tool chunks
 //! shown while the tool still runs, a thread kept across turns, approvals answered
 //! with the page's buttons, and a reply's reasoning (collapsed), images and files and
-//! the run's usage.
+//! the run's usage; the run's timeline (`timeline`).
 //!
 //! Debian's `chromium` and `chromium-driver` come from `scripts/setup-browser`
 //! (`$CHROMIUM` and `$CHROMEDRIVER` override where they are found). The test starts
@@ -32,6 +32,8 @@ use tower_adk::{
 };
 
 use super::{Counter, TestServer, asking_tool};
+
+mod timeline;
 
 /// How long the page may take to reach a state before the test fails: a guard against
 /// hanging, not a measure (a slow, shared machine is fine).
@@ -575,6 +577,12 @@ impl Browser {
             );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// A PNG of the first element that `css` selects.
+    async fn screenshot(&self, css: &str) -> Vec<u8> {
+        let found = self.client.find(Locator::Css(css)).await.unwrap();
+        found.screenshot().await.unwrap()
     }
 
     /// Clicks the `n`th (from 0) element that `css` selects.

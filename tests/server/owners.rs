@@ -273,3 +273,46 @@ async fn a_thousand_callers_at_once_on_their_own_threads_never_see_each_others()
         assert!(first.is_some());
     }
 }
+
+#[tokio::test]
+async fn a_streamed_resume_says_who_decided_and_every_event_says_when_it_was_sent() {
+    let (model, store, paid) = (paying_model(), MemoryStore::new(), Counter::default());
+    let server = TestServer::start(bank(&model, &store, &paid).into_router()).await;
+    let (checkpoint, interrupt) = alice_pays(&server, "alice-5").await;
+
+    let asked = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    let asked_ms = asked.unwrap().as_secs_f64() * 1000.0;
+    let response = client(
+        "maria-token",
+        reqwest::Method::POST,
+        server.url("/agents/bank/runs"),
+    )
+    .header("accept", "text/event-stream")
+    .json(&approve(&checkpoint, &interrupt))
+    .send()
+    .await
+    .unwrap();
+    let events = SseReader::new(response).all().await;
+
+    let kinds: Vec<_> = events.iter().map(|e| e.event.as_str()).collect();
+    assert_eq!(kinds[..2], ["run_started", "decided"], "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"completed"));
+    let decided = &events[1].data;
+    assert_eq!(decided["by"], "maria");
+    assert_eq!(decided["interrupt"], json!(interrupt));
+    assert_eq!(decided["decision"], json!({"type": "approve"}));
+    // Each event's time, in ms since the epoch: from the request on, never going back.
+    let times: Vec<f64> = events
+        .iter()
+        .map(|e| e.data["at_ms"].as_f64().unwrap())
+        .collect();
+    assert!(
+        (times[0] - asked_ms).abs() < 5_000.0,
+        "{times:?} vs {asked_ms}"
+    );
+    assert!(times.windows(2).all(|t| t[0] <= t[1]), "{times:?}");
+    assert_eq!(times[0], times[1], "the decision is as old as the request");
+    // The thread's audit says the same.
+    let (_, thread) = get(&server, "alice-token", "/agents/bank/threads/alice-5").await;
+    assert_eq!(thread["audit"][0]["by"], "maria");
+}

@@ -187,3 +187,24 @@ fn error_codes_are_stable_and_distinct() {
         "run_timeout"
     );
 }
+
+#[test]
+fn a_decision_reads_with_who_made_it_and_writes_back_the_same() {
+    let sent = json!({
+        "v": 1, "type": "decided", "interrupt": "agent:bank/tool:c1",
+        "decision": {"type": "reject", "reason": "not today"}, "by": "maria",
+        "at": "2026-11-26T01:00:00Z", "at_ms": 1_795_000_000_000.5,
+    });
+
+    let read: WireEvent = serde_json::from_value(sent.clone()).unwrap();
+
+    let WireEvent::Decided(decided) = &read else {
+        panic!("not a decision: {read:?}");
+    };
+    assert_eq!(decided.by.subject(), "maria");
+    assert_eq!(decided.interrupt, "agent:bank/tool:c1");
+    assert_eq!(read.kind(), "decided");
+    let mut written = serde_json::to_value(&read).unwrap();
+    written["at_ms"] = sent["at_ms"].clone(); // the stream's, not the event's
+    assert_eq!(written, sent);
+}

@@ -3,10 +3,11 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::response::sse::Event;
 use futures::Stream;
+use serde::Serialize;
 use tokio::sync::Notify;
 
 use crate::auth::Principal;
@@ -106,12 +107,13 @@ impl RunLogs {
         }
     }
 
-    /// A new log for a run of `agent` for `owner`, under a new run id.
-    pub(crate) fn open(&self, agent: &str, owner: Principal) -> Arc<RunLog> {
+    /// A new log for a run of `agent` for `owner`, under a new run id, timed by `clock`.
+    pub(crate) fn open(&self, agent: &str, owner: Principal, clock: Clock) -> Arc<RunLog> {
         let log = Arc::new(RunLog {
             id: uuid::Uuid::new_v4().simple().to_string().into(),
             agent: agent.into(),
             owner,
+            clock,
             limit: self.limits.events_per_run,
             state: Mutex::default(),
             changed: Notify::new(),
@@ -162,6 +164,7 @@ pub(crate) struct RunLog {
     pub(crate) agent: Arc<str>,
     /// Whose run it is: only they replay it.
     pub(crate) owner: Principal,
+    clock: Clock,
     limit: usize,
     state: Mutex<LogState>,
     changed: Notify,
@@ -177,8 +180,16 @@ struct LogState {
 
 impl RunLog {
     /// Appends an event (numbered from 1) and wakes the clients that follow the run.
+    /// Its JSON carries `at_ms`, when it was sent (see [`Clock`]).
     pub(crate) fn push(&self, event: &WireEvent) -> Logged {
-        let data = serde_json::to_string(event).unwrap_or_else(|e| format!("{e}"));
+        self.push_at(event, self.clock.now_ms())
+    }
+
+    /// Appends an event that happened at `at_ms`, when the run started (see
+    /// [`Clock::started_ms`]).
+    pub(crate) fn push_at(&self, event: &WireEvent, at_ms: f64) -> Logged {
+        let stamped = Stamped { event, at_ms };
+        let data = serde_json::to_string(&stamped).unwrap_or_else(|e| format!("{e}"));
         let mut state = lock(&self.state);
         state.sent += 1;
         let logged = Logged {
@@ -245,6 +256,51 @@ impl RunLog {
     }
 }
 
+/// An event as sent: its wire form, then `at_ms`.
+#[derive(Serialize)]
+struct Stamped<'a> {
+    #[serde(flatten)]
+    event: &'a WireEvent,
+    at_ms: f64,
+}
+
+/// A run's clock: the wall clock when the server took the run's request, moved on by a
+/// monotonic clock, so that its events' times never go back within the run, and the
+/// times of runs that follow one another (a run, then its resume) line up on one axis.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Clock {
+    /// Milliseconds since the Unix epoch when the run started.
+    started_ms: f64,
+    started: Instant,
+}
+
+impl Clock {
+    /// A clock from now: start it when the run's request is taken, before the run's
+    /// first event (which its stream waits for) is in.
+    pub(crate) fn start() -> Self {
+        let since_epoch = SystemTime::now().duration_since(UNIX_EPOCH);
+        Clock {
+            started_ms: since_epoch.unwrap_or_default().as_secs_f64() * 1000.0,
+            started: Instant::now(),
+        }
+    }
+
+    /// When the run started, in milliseconds since the Unix epoch.
+    pub(crate) fn started_ms(&self) -> f64 {
+        micros(self.started_ms)
+    }
+
+    /// Milliseconds since the Unix epoch, to the microsecond.
+    fn now_ms(&self) -> f64 {
+        micros(self.started_ms + self.started.elapsed().as_secs_f64() * 1000.0)
+    }
+}
+
+/// Milliseconds rounded to the microsecond.
+fn micros(ms: f64) -> f64 {
+    (ms * 1000.0).round() / 1000.0
+}
+
 /// Locks, through a panic of another holder: the log stays readable.
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -277,16 +333,16 @@ mod tests {
     fn the_run_that_ended_first_goes_first() {
         let logs = logs(3, Duration::from_secs(60));
         let (a, b, c) = (
-            logs.open("x", Principal::anonymous()),
-            logs.open("x", Principal::anonymous()),
-            logs.open("x", Principal::anonymous()),
+            logs.open("x", Principal::anonymous(), Clock::start()),
+            logs.open("x", Principal::anonymous(), Clock::start()),
+            logs.open("x", Principal::anonymous(), Clock::start()),
         );
         end(&b);
         end(&a);
-        let d = logs.open("x", Principal::anonymous());
+        let d = logs.open("x", Principal::anonymous(), Clock::start());
         assert!(!kept(&logs, &b), "b ended first");
         assert!(kept(&logs, &a) && kept(&logs, &c) && kept(&logs, &d));
-        let e = logs.open("x", Principal::anonymous());
+        let e = logs.open("x", Principal::anonymous(), Clock::start());
         assert!(!kept(&logs, &a), "then a");
         assert!(kept(&logs, &c) && kept(&logs, &d) && kept(&logs, &e));
     }
@@ -295,16 +351,16 @@ mod tests {
     fn a_running_run_goes_when_none_ended() {
         let logs = logs(2, Duration::from_secs(60));
         let (a, b) = (
-            logs.open("x", Principal::anonymous()),
-            logs.open("x", Principal::anonymous()),
+            logs.open("x", Principal::anonymous(), Clock::start()),
+            logs.open("x", Principal::anonymous(), Clock::start()),
         );
-        let c = logs.open("x", Principal::anonymous());
+        let c = logs.open("x", Principal::anonymous(), Clock::start());
         assert_eq!([&a, &b].iter().filter(|l| kept(&logs, l)).count(), 1);
         assert!(kept(&logs, &c));
         // The run dropped while running ends later: it is not counted again.
         end(&a);
         end(&b);
-        let d = logs.open("x", Principal::anonymous());
+        let d = logs.open("x", Principal::anonymous(), Clock::start());
         assert!(kept(&logs, &d));
         assert_eq!(lock(&logs.runs).len(), 2);
     }
@@ -313,20 +369,56 @@ mod tests {
     fn finished_runs_expire() {
         let logs = logs(100, Duration::ZERO);
         let (a, b) = (
-            logs.open("x", Principal::anonymous()),
-            logs.open("x", Principal::anonymous()),
+            logs.open("x", Principal::anonymous(), Clock::start()),
+            logs.open("x", Principal::anonymous(), Clock::start()),
         );
         end(&a);
-        let c = logs.open("x", Principal::anonymous());
+        let c = logs.open("x", Principal::anonymous(), Clock::start());
         assert!(!kept(&logs, &a), "a ended longer ago than keep_finished");
         assert!(kept(&logs, &b) && kept(&logs, &c), "b and c still run");
         assert!(lock(&logs.ended).is_empty());
     }
 
     #[test]
+    fn events_carry_when_they_were_sent_and_still_read_as_wire_events() {
+        let logs = logs(100, Duration::from_secs(60));
+        let clock = Clock::start();
+        let log = logs.open("x", Principal::anonymous(), clock);
+        std::thread::sleep(Duration::from_millis(5));
+        let started = WireEvent::Filler {
+            text: "first".into(),
+        };
+        let at_start = log.push_at(&started, clock.started_ms());
+        let later = log.push(&WireEvent::Filler {
+            text: "later".into(),
+        });
+
+        let read = |logged: &Logged| -> serde_json::Value {
+            serde_json::from_str(&logged.data).unwrap_or_default()
+        };
+        let (first, second) = (read(&at_start), read(&later));
+        let (first_ms, second_ms) = (first["at_ms"].as_f64(), second["at_ms"].as_f64());
+        let (Some(first_ms), Some(second_ms)) = (first_ms, second_ms) else {
+            panic!("no at_ms: {first} {second}");
+        };
+        assert!(second_ms - first_ms >= 5.0, "{first_ms} then {second_ms}");
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        assert!((now.as_secs_f64() * 1000.0 - second_ms).abs() < 60_000.0);
+        let event: WireEvent = serde_json::from_value(second).unwrap_or(WireEvent::Unknown);
+        assert_eq!(
+            event,
+            WireEvent::Filler {
+                text: "later".into()
+            }
+        );
+    }
+
+    #[test]
     fn a_cancelled_run_ends_once() {
         let logs = logs(100, Duration::from_secs(60));
-        let a = logs.open("x", Principal::anonymous());
+        let a = logs.open("x", Principal::anonymous(), Clock::start());
         end(&a);
         a.cancel();
         assert_eq!(lock(&logs.ended).len(), 1);

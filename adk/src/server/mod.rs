@@ -27,7 +27,11 @@
 //!
 //! Events and results are in the [`wire`](crate::wire) form. A streamed event is
 //! `event:` its type, `id:` its number in the run (from 1), `data:` its JSON; the first
-//! is `run_started` with the run's id, which the `adk-run-id` header gives too.
+//! is `run_started` with the run's id, which the `adk-run-id` header gives too; a
+//! resume's decisions follow it as `decided` events, each naming who decided (the
+//! resumer's subject). Each streamed event's JSON also carries `at_ms`, when it was sent
+//! (see [the wire form's times](crate::wire#times)): the page draws a run's timeline
+//! from them.
 //!
 //! # Identity and ownership
 //!

@@ -6,6 +6,13 @@
 //! (inline raster images and https URLs; others are named, not loaded) and the files
 //! (named); each tool call with its output; approvals to answer; and, at the end, what
 //! the run's model calls used (tokens, and the cost when the agent has prices).
+//!
+//! Under the conversation it draws each run as a waterfall: a row per model call and per
+//! tool call on one time axis (from the events' `at_ms`: see
+//! [the wire form's times](crate::wire#times)), with durations, tokens and failures in
+//! red; an agent called as a tool nested under its call; approvals from the interrupt to
+//! the decision, with who decided (the `decided` events of the resume). Each bar is a
+//! button that shows its input and output.
 
 use axum::http::HeaderValue;
 use axum::http::header::{

@@ -16,11 +16,13 @@ use super::body::RunBody;
 use super::error::ApiError;
 use super::extract::{Body, Path};
 use super::identity::Caller;
-use super::log::{Logged, RunLog};
+use super::log::{Clock, Logged, RunLog};
 use super::served_run::ServedRun;
 use super::state::AppState;
 use super::{RUN_ID_HEADER, ServedAgent};
 use crate::agent::{AgentError, AgentEvent, AgentRequest};
+use crate::auth::Decided;
+use crate::interrupt::Decision;
 use crate::wire::WireEvent;
 
 /// Starts a run: streamed when the client accepts `text/event-stream`, else awaited.
@@ -49,7 +51,8 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
 }
 
 /// Streams a run once its first event is in, so that a run refused at its start (a busy
-/// thread, a used checkpoint, decisions that do not fit) is answered with its status.
+/// thread, a used checkpoint, decisions that do not fit) is answered with its status. A
+/// resume's decisions follow `run_started`, each with who made them (the caller).
 async fn stream(
     state: &AppState,
     name: &str,
@@ -57,33 +60,64 @@ async fn stream(
     request: AgentRequest,
 ) -> Result<Response, ApiError> {
     let (thread, owner) = (request.thread().map(str::to_owned), request.principal());
+    let decided = decided(&request);
+    let clock = Clock::start();
     let mut run = state.start(served, request).await?;
     let first = match run.next().await {
         Some(Ok(event)) => event,
         Some(Err(error)) => return Err(ApiError::from(&error)),
         None => return Err(ApiError::from(&AgentError::Incomplete)),
     };
-    let log = state.logs.open(name, owner);
+    let log = state.logs.open(name, owner, clock);
     let started = WireEvent::RunStarted {
         run_id: log.id.to_string(),
         agent: name.to_owned(),
         thread,
     };
-    let events = logged(Arc::clone(&log), started, first, run);
+    let events = logged(
+        Arc::clone(&log),
+        clock.started_ms(),
+        started,
+        decided,
+        first,
+        run,
+    );
     Ok(sse(&log.id, events))
 }
 
-/// The run's events, each logged as it is sent. Dropping the stream (the client went
-/// away) drops the run, which cancels what it was doing, and ends the log.
+/// The decisions a resume carries, made by its caller now.
+fn decided(request: &AgentRequest) -> Vec<WireEvent> {
+    let Some(decisions) = request.resume_decisions() else {
+        return Vec::new();
+    };
+    let by = request.principal();
+    let decided = |(interrupt, decision): (&String, &Decision)| {
+        WireEvent::Decided(Decided::now(
+            interrupt.clone(),
+            decision.clone(),
+            by.clone(),
+        ))
+    };
+    decisions.iter().map(decided).collect()
+}
+
+/// The run's events, each logged as it is sent (`run_started` and the decisions at the
+/// time the run started). Dropping the stream (the client went away) drops the run,
+/// which cancels what it was doing, and ends the log.
 fn logged(
     log: Arc<RunLog>,
+    started_ms: f64,
     started: WireEvent,
+    decided: Vec<WireEvent>,
     first: AgentEvent,
     mut run: ServedRun,
 ) -> impl Stream<Item = Logged> {
     async_stream::stream! {
         let _cancel = CancelOnDrop(Arc::clone(&log));
-        yield log.push(&started);
+        yield log.push_at(&started, started_ms);
+        for decided in &decided {
+            yield log.push_at(decided, started_ms);
+        }
         yield log.push(&WireEvent::from(&first));
         while let Some(event) = run.next().await {
             yield log.push(&match &event {

@@ -17,10 +17,25 @@
 //! | `tool_event` | [`AgentEvent::ToolEvent`] | `call_id`, `name`, `event` (its JSON form; a sub-agent's: `{agent, event}`) |
 //! | `tool_result` | [`AgentEvent::ToolResult`] | a [`WireToolResult`]: `call_id`, `name`, `arguments`, `content`, `parts` (the images and files it returned, when it did), `error` (`{kind, message}`, when it failed), `latency_ms` |
 //! | `interrupt` | [`AgentEvent::Interrupt`] | a [`PendingInterrupt`]: `id`, `call` (when a call interrupted), `payload` |
+//! | `decided` | the server, after `run_started`, one per decision of a resume | a [`Decided`]: `interrupt`, `decision`, `by` (the subject of the principal who resumed), `at` |
 //! | `completed` | [`AgentEvent::Completed`], last | a [`WireResult`]: `status`, `final_message`, `messages`, `tool_records`, `iterations`, `model_calls`, `usage`, `cost`, `locals`, `interrupts`, `checkpoint` |
 //! | `error` | a failed run ([`AgentError`]), last | a [`WireError`]: `code`, `message`, `checkpoint` (a cancelled run's, when it left one) |
 //!
 //! A run's events end with exactly one `completed` or `error`.
+//!
+//! # Times
+//!
+//! The server's streamed events (`POST /agents/{name}/runs` as SSE, and their replay)
+//! also carry `at_ms`: when the server sent the event, in milliseconds since the Unix
+//! epoch (a number with a fraction, to the microsecond); `run_started` and a resume's
+//! `decided` carry the moment the server took the request (the stream opens once the
+//! run's first event is in). Within a run's stream the times come from one monotonic
+//! clock, so they never go back; a resumed run's stream goes on
+//! on the same axis, so a page can draw a run and its resume as one timeline (a model
+//! call starts when the run started or its previous turn's tools ended, and ends with its
+//! `message`; a tool call runs from `tool_call_started` to `tool_result`; an agent called
+//! as a tool's events take the time of the `tool_event` that carries them). `at_ms` is
+//! not a field of [`WireEvent`]: a reader ignores it, like any field it does not know.
 //!
 //! # Versions
 //!
@@ -63,6 +78,7 @@ pub use self::error::WireError;
 pub use self::result::{WireResult, WireThread, WireToolError, WireToolResult};
 use crate::agent::AgentError;
 use crate::agent::AgentEvent;
+use crate::auth::Decided;
 use crate::interrupt::PendingInterrupt;
 use crate::message::Message;
 use crate::model::Usage;
@@ -146,6 +162,10 @@ pub enum WireEvent {
     ToolResult(WireToolResult),
     /// A tool call or a hook interrupted the run.
     Interrupt(PendingInterrupt),
+    /// A decision that the run was resumed with, and who made it (written by the server
+    /// for a resumed run, after `run_started`; the thread's audit trail records the same
+    /// decision and decider).
+    Decided(Decided),
     /// The run finished or stopped at its interrupts: its result.
     Completed(WireResult),
     /// The run failed.
@@ -178,6 +198,7 @@ impl WireEvent {
             WireEvent::ToolEvent { .. } => "tool_event",
             WireEvent::ToolResult(_) => "tool_result",
             WireEvent::Interrupt(_) => "interrupt",
+            WireEvent::Decided(_) => "decided",
             WireEvent::Completed(_) => "completed",
             WireEvent::Error(_) => "error",
             WireEvent::Unknown => "unknown",
