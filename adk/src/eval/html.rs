@@ -222,11 +222,11 @@ impl Chart<'_> {
         });
         let plot_h = HEIGHT - TOP - BOTTOM;
         let y = |v: f64| TOP + plot_h * (1.0 - (v / top_value).clamp(0.0, 1.0));
-        let _ = write!(
+        let _ = writeln!(
             out,
             "<figure><figcaption>{}</figcaption>\n<svg id=\"{}\" class=\"plot\" \
              xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" \
-             width=\"{WIDTH}\" height=\"{HEIGHT}\" role=\"img\">\n",
+             width=\"{WIDTH}\" height=\"{HEIGHT}\" role=\"img\">",
             escape(self.title),
             self.id
         );
@@ -234,10 +234,10 @@ impl Chart<'_> {
         for step in 0..=4 {
             let value = top_value * f64::from(step) / 4.0;
             let at = y(value);
-            let _ = write!(
+            let _ = writeln!(
                 out,
                 "<line x1=\"{LEFT}\" x2=\"{WIDTH}\" y1=\"{at:.1}\" y2=\"{at:.1}\" class=\"grid\"/>\
-                 <text x=\"{:.1}\" y=\"{:.1}\" class=\"scale\">{}</text>\n",
+                 <text x=\"{:.1}\" y=\"{:.1}\" class=\"scale\">{}</text>",
                 LEFT - 4.0,
                 at + 4.0,
                 short(value)
@@ -259,10 +259,10 @@ impl Chart<'_> {
                     continue;
                 };
                 let top = y(value);
-                let _ = write!(
+                let _ = writeln!(
                     out,
                     "<rect x=\"{x:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\">\
-                     <title>{}: {} {}{}</title></rect>\n",
+                     <title>{}: {} {}{}</title></rect>",
                     bar_w - 2.0,
                     (HEIGHT - BOTTOM - top).max(0.0),
                     series.colour,
@@ -273,17 +273,17 @@ impl Chart<'_> {
                 );
                 if let Some(mark) = self.marks.get(i).and_then(|m| m.get(k).copied().flatten()) {
                     let at = y(mark);
-                    let _ = write!(
+                    let _ = writeln!(
                         out,
-                        "<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" class=\"mark\"/>\n",
+                        "<line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{at:.1}\" y2=\"{at:.1}\" class=\"mark\"/>",
                         x - 2.0,
                         x + bar_w
                     );
                 }
             }
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "<text x=\"{:.1}\" y=\"{:.1}\" class=\"label\">{}</text>\n",
+                "<text x=\"{:.1}\" y=\"{:.1}\" class=\"label\">{}</text>",
                 left + bar_w * self.series.len() as f64 / 2.0,
                 HEIGHT - BOTTOM + 16.0,
                 escape(label)
@@ -291,10 +291,10 @@ impl Chart<'_> {
         }
         let mut x = LEFT;
         for series in &self.series {
-            let _ = write!(
+            let _ = writeln!(
                 out,
                 "<rect x=\"{x:.1}\" y=\"6\" width=\"10\" height=\"10\" fill=\"{}\"/>\
-                 <text x=\"{:.1}\" y=\"15\" class=\"legend\">{}</text>\n",
+                 <text x=\"{:.1}\" y=\"15\" class=\"legend\">{}</text>",
                 series.colour,
                 x + 14.0,
                 escape(series.name)
@@ -310,9 +310,9 @@ impl Chart<'_> {
 /// A case's turns: each message, answer, calls and checks.
 fn case_details(out: &mut String, case: &CaseResult) {
     let verdict = if case.passed { "pass" } else { "fail" };
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<details{}><summary class=\"{verdict}\">{} — {verdict}</summary>\n",
+        "<details{}><summary class=\"{verdict}\">{} — {verdict}</summary>",
         if case.passed { "" } else { " open" },
         escape(&case.id)
     );
