@@ -222,12 +222,19 @@ impl Chart<'_> {
         });
         let plot_h = HEIGHT - TOP - BOTTOM;
         let y = |v: f64| TOP + plot_h * (1.0 - (v / top_value).clamp(0.0, 1.0));
+        let nothing = self.max.is_none()
+            && (self.series.iter()).all(|s| s.values.iter().flatten().all(|&v| v == 0.0));
         let _ = writeln!(
             out,
-            "<figure><figcaption>{}</figcaption>\n<svg id=\"{}\" class=\"plot\" \
+            "<figure><figcaption>{}{}</figcaption>\n<svg id=\"{}\" class=\"plot\" \
              xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" \
              width=\"{WIDTH}\" height=\"{HEIGHT}\" role=\"img\">",
             escape(self.title),
+            if nothing {
+                " (all zero: nothing was reported)"
+            } else {
+                ""
+            },
             self.id
         );
         // The scale: the axis, and lines at a quarter, half, three quarters and the top.
@@ -258,13 +265,14 @@ impl Chart<'_> {
                 let Some(value) = series.values.get(i).copied().flatten() else {
                     continue;
                 };
-                let top = y(value);
+                // A zero still shows, as a sliver on the axis.
+                let top = y(value).min(HEIGHT - BOTTOM - 1.5);
                 let _ = writeln!(
                     out,
                     "<rect x=\"{x:.1}\" y=\"{top:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\">\
                      <title>{}: {} {}{}</title></rect>",
                     bar_w - 2.0,
-                    (HEIGHT - BOTTOM - top).max(0.0),
+                    (HEIGHT - BOTTOM - top).max(1.5),
                     series.colour,
                     escape(label),
                     escape(series.name),
