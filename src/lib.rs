@@ -61,6 +61,7 @@
 //! | `tracing` | no | a span per run, model call and tool call, with `gen_ai.*` attributes |
 //! | `cassette` | no | `testing::cassette`: a real model's calls recorded to a file (secrets scrubbed) and replayed in tests, with a diff when a request drifts |
 //! | `config` | no | `file`: agents described in YAML files, loaded with the program's own tools and handlers (saphyr, strsim) |
+//! | `eval` | no | `eval`: eval sets run against an agent and scored, reports as JSON and HTML (regex, jsonschema); with `config`, `file::EvalSetFile` |
 //!
 //! The README (on the repository) has the design, the built-in handlers and the
 //! benchmarks.

@@ -11,6 +11,7 @@
 //! - [`output`] makes an agent's runs end with a typed answer ([`TypedAgent`]).
 //! - [`compose`] makes agents of agents: an agent as a tool, handoffs, workflows.
 //! - [`testing`] has a scripted model and small tools for tests.
+//! - `eval` (feature `eval`) runs eval sets against an agent and scores them.
 //! - [`wire`] is the versioned JSON form of a run's events and result; `server` (feature
 //!   `server`) serves agents over HTTP with it.
 //! - [`providers`] has a model for OpenAI-compatible servers (feature `openai`) and tools
@@ -64,6 +65,8 @@ mod config;
 pub mod content;
 pub mod context;
 pub mod error;
+#[cfg(feature = "eval")]
+pub mod eval;
 pub mod handler;
 mod hook;
 pub mod interrupt;

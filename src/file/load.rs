@@ -90,7 +90,7 @@ fn roles(spec: &Spec) -> Vec<String> {
 }
 
 /// The agent builder around the file's model; the scripted model is kept for tests.
-fn model(
+pub(crate) fn model(
     spec: &Spec,
     registry: &Registry,
 ) -> Result<(AgentBuilder, Option<ScriptedModel>), LoadError> {

@@ -132,6 +132,8 @@ mod agent_file;
 mod check;
 mod duplicates;
 mod error;
+#[cfg(feature = "eval")]
+mod eval_set;
 mod exit_if;
 mod handlers;
 mod limits;
@@ -150,6 +152,8 @@ mod yaml;
 pub use self::agent::{FileAgent, HandlersLayer, HandlersService, LoadedAgent, Preview};
 pub use self::agent_file::AgentFile;
 pub use self::error::{FileErrors, LoadError, Location, Problem, ProblemKind};
+#[cfg(feature = "eval")]
+pub use self::eval_set::EvalSetFile;
 pub use self::reader::FileReader;
 pub use self::registry::{HandlerSettings, Registry};
 pub use self::role::Role;

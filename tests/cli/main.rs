@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod check;
+mod eval;
 mod run;
 mod serve;
 mod support;

@@ -5,14 +5,16 @@
 //! adk check examples/agents/booking.yaml
 //! adk run examples/agents/booking.yaml
 //! adk serve examples/agents/booking.yaml --addr 127.0.0.1:3000
+//! adk eval examples/agents/booking.yaml examples/evals/booking.yaml --html report.html
 //! ```
 //!
-//! One module per command (`check`, `chat`, `serve`), `load` for what they share (reading
+//! One module per command (`check`, `chat`, `serve`, `eval`), `load` for what they share (reading
 //! and loading files, with every problem shown), `screen` for how runs look in the
 //! terminal.
 
 mod chat;
 mod check;
+mod eval;
 mod load;
 mod screen;
 mod serve;
@@ -23,14 +25,15 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// Check, chat with and serve agents described in YAML agent files.
+/// Check, chat with, serve and evaluate agents described in YAML agent files.
 #[derive(Debug, Parser)]
 #[command(
     name = "adk",
     version,
     after_help = "Exit status: 0 on success (and when standard output's reader goes away, \
-                  as with `| head -1`), 1 when a run, an MCP server or a store fails, \
-                  2 when the command line or an agent file is wrong.\n\
+                  as with `| head -1`), 1 when a run, an MCP server or a store fails, or \
+                  when an `adk eval` case scores under its threshold, 2 when the command \
+                  line, an agent file, an eval set or a baseline is wrong.\n\
                   Colours follow the terminal; set NO_COLOR to turn them off."
 )]
 struct Cli {
@@ -101,6 +104,37 @@ enum Command {
         )]
         tokens: Vec<(String, String)>,
     },
+    /// Run an eval set against an agent file and score it
+    ///
+    /// Each case runs on a new thread of its own, several at once; a scripted model plays
+    /// its script from the start in each case. Prints a table of the scores (the share
+    /// of turns whose tool calls matched, the mean score of the response matchers),
+    /// latency and tokens per case; writes the report as JSON and as HTML with plots.
+    ///
+    /// Exit status: 0 when every case's scores meet their thresholds, 1 when one falls
+    /// under (or a run fails), 2 when a file is wrong.
+    Eval {
+        /// The agent file.
+        #[arg(value_name = "AGENT_FILE")]
+        agent: PathBuf,
+        /// The eval set (YAML; see `tower_adk::file::EvalSetFile`).
+        #[arg(value_name = "EVAL_SET")]
+        set: PathBuf,
+        /// Write the report as JSON here (a baseline for a later run).
+        #[arg(long, value_name = "OUT")]
+        json: Option<PathBuf>,
+        /// Write the report as a self-contained HTML page with plots here.
+        #[arg(long, value_name = "OUT")]
+        html: Option<PathBuf>,
+        /// Compare with a previous run's JSON report: the table shows each score's
+        /// change, the HTML plots both runs.
+        #[arg(long, value_name = "PREVIOUS.json")]
+        baseline: Option<PathBuf>,
+        /// How many cases run at once.
+        #[arg(long, default_value = "4", value_name = "N",
+              value_parser = clap::value_parser!(u16).range(1..))]
+        concurrency: u16,
+    },
 }
 
 /// How a command failed, as the process's exit status.
@@ -158,6 +192,24 @@ fn main() -> ExitCode {
             addr,
             tokens,
         } => runtime.block_on(serve::serve(&files, addr, tokens)),
+        Command::Eval {
+            agent,
+            set,
+            json,
+            html,
+            baseline,
+            concurrency,
+        } => runtime.block_on(
+            eval::Options {
+                agent,
+                set,
+                json,
+                html,
+                baseline,
+                concurrency: usize::from(concurrency),
+            }
+            .run(),
+        ),
     };
     // Whatever is left (a connection closing, a store's pool) is not waited for.
     runtime.shutdown_background();

@@ -7,6 +7,10 @@ pub(crate) use self::handlers::BUILT_IN as BUILT_IN_HANDLERS;
 mod mcp;
 mod model;
 
+/// The `model:` mapping, also read for an eval set's judge.
+#[cfg(feature = "eval")]
+pub(crate) use self::model::model;
+
 use std::path::Path;
 
 use adk_handlers::TemplateError;

@@ -87,7 +87,7 @@ const REASONING: &[&str] = &[
 ];
 
 /// The model and its options.
-pub(super) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>, ModelOptions) {
+pub(crate) fn model(walk: &mut Walk<'_>, node: &Node<'_>) -> (Option<ModelSpec>, ModelOptions) {
     let mut options = ModelOptions::default();
     let Some(fields) = walk.mapping(node, "`model`", KEYS) else {
         return (None, options);

@@ -1,0 +1,254 @@
+//! `adk eval`: the booking example passes (exit 0); a set whose scores fall under their
+//! thresholds exits 1; a broken set shows each problem at its line and column (exit 2);
+//! the JSON and HTML reports, the baseline comparison, and a judge from the file.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::support::adk_output;
+
+const AGENT: &str = "examples/agents/booking.yaml";
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A path for a test's output under the target folder.
+fn out(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("eval");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// Runs `adk eval ARGS`, checks its exit status, and gives stdout and stderr.
+fn eval(args: &[&str], status: i32) -> (String, String) {
+    let output = adk_output(&[&["eval"], args].concat());
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(status), "{stdout}{stderr}");
+    (stdout, stderr)
+}
+
+fn read_json(path: &PathBuf) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn the_booking_example_passes_with_a_table_json_and_html() {
+    let (json, html) = (out("booking.json"), out("booking.html"));
+    let (stdout, _) = eval(
+        &[
+            AGENT,
+            "examples/evals/booking.yaml",
+            "--json",
+            json.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+            "--concurrency",
+            "2",
+        ],
+        0,
+    );
+    assert!(stdout.starts_with("case "), "{stdout}");
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("book_a_room"))
+        .unwrap();
+    assert!(
+        row.contains("1.00 ≥1.00  1.00 ≥1.00") && row.ends_with("pass"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("2 of 2 cases passed"), "{stdout}");
+
+    let report = read_json(&json);
+    let case = &report["cases"][0];
+    assert_eq!(case["id"], "book_a_room");
+    assert_eq!(case["trajectory_score"], 1.0);
+    assert_eq!(case["turns"][1]["tool_calls"][0]["name"], "set_slot_nights");
+    assert_eq!(case["model_calls"], 3);
+    // Each case played the script from its start.
+    assert_eq!(
+        report["cases"][1]["turns"][0]["tool_calls"][0]["args"]["value"],
+        "Paris"
+    );
+
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    for plot in ["scores", "latency", "tokens"] {
+        assert!(
+            page.contains(&format!("<svg id=\"{plot}\"")),
+            "no {plot} plot"
+        );
+    }
+    assert!(page.contains("<title>book_a_room: trajectory 1</title>"));
+    assert!(
+        !page.contains("<script") && !page.contains("src=\"http"),
+        "self-contained"
+    );
+}
+
+#[test]
+fn a_score_under_its_threshold_exits_1_and_says_which() {
+    let json = out("failing.json");
+    let (stdout, _) = eval(
+        &[
+            AGENT,
+            "tests/cli/evals/failing.yaml",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        1,
+    );
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("book_a_room"))
+        .unwrap();
+    assert!(
+        row.contains("0.00 ≥1.00  0.50 ≥1.00") && row.ends_with("FAIL"),
+        "{stdout}"
+    );
+    // Half of its response matchers, at its own threshold of 0.5: it passes.
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("asks_for_what_is_missing"))
+        .unwrap();
+    assert!(
+        row.contains("0.50 ≥0.50") && row.ends_with("pass"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 of 2 cases passed"), "{stdout}");
+
+    let report = read_json(&json);
+    let detail = report["cases"][0]["turns"][0]["trajectory"]["detail"]
+        .as_str()
+        .unwrap();
+    assert!(
+        detail.contains("argument `value`: \"Paris\" does not match \"Lyon\""),
+        "{detail}"
+    );
+}
+
+#[test]
+fn a_baseline_shows_each_change_in_the_table_and_the_html() {
+    let (base, html) = (out("baseline.json"), out("compared.html"));
+    eval(
+        &[
+            AGENT,
+            "examples/evals/booking.yaml",
+            "--json",
+            base.to_str().unwrap(),
+        ],
+        0,
+    );
+    let (stdout, _) = eval(
+        &[
+            AGENT,
+            "tests/cli/evals/failing.yaml",
+            "--baseline",
+            base.to_str().unwrap(),
+            "--html",
+            html.to_str().unwrap(),
+        ],
+        1,
+    );
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("book_a_room"))
+        .unwrap();
+    assert!(
+        row.contains("0.00 ≥1.00 (-1.00)") && row.contains("0.50 ≥1.00 (-0.50)"),
+        "{stdout}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<svg id=\"baseline-scores\""));
+    assert!(page.contains("<svg id=\"baseline-latency\""));
+    assert!(page.contains("<title>book_a_room: trajectory, baseline 1</title>"));
+    assert!(page.contains("<title>book_a_room: trajectory, now 0</title>"));
+
+    // A baseline that is not a report is a wrong input.
+    let (_, stderr) = eval(
+        &[
+            AGENT,
+            "examples/evals/booking.yaml",
+            "--baseline",
+            "examples/evals/booking.yaml",
+        ],
+        2,
+    );
+    assert!(
+        stderr.contains("not an `adk eval --json` report"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_judge_from_the_file_scores_under_its_threshold() {
+    let json = out("judged.json");
+    eval(
+        &[
+            AGENT,
+            "tests/cli/evals/judged.yaml",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        1,
+    );
+    let check = &read_json(&json)["cases"][0]["turns"][0]["response_checks"][0];
+    assert_eq!(check["kind"], "judge");
+    assert_eq!(check["score"], 0.4);
+    assert_eq!(check["detail"], "Too terse.");
+}
+
+#[test]
+fn a_broken_eval_set_shows_every_problem_at_its_place_and_exits_2() {
+    let (stdout, stderr) = eval(&[AGENT, "tests/cli/evals/broken.yaml"], 2);
+    assert!(stdout.is_empty(), "nothing ran: {stdout}");
+    let at = |place: &str| format!("--> tests/cli/evals/broken.yaml:{place}");
+    let expected = [
+        (
+            "2:39",
+            "error[invalid_value]: a threshold is from 0 to 1, found 1.5",
+        ),
+        (
+            "7:9",
+            "error[unknown_key]: unknown key `tool_use` in a turn",
+        ),
+        (
+            "8:27",
+            "error[invalid_value]: not a valid regular expression: unclosed group",
+        ),
+        (
+            "9:9",
+            "error[duplicate_key]: the case id `one` is used already, at 4:9",
+        ),
+        ("13:18", "error[invalid_value]: unknown match `whatever`"),
+        (
+            "14:56",
+            "error[unknown_key]: unknown key `$regx` in an argument matcher",
+        ),
+        (
+            "15:20",
+            "error[missing_key]: a `judge` matcher needs the set's `judge:` model",
+        ),
+    ];
+    for (place, message) in expected {
+        let found = stderr
+            .find(message)
+            .unwrap_or_else(|| panic!("{message}:\n{stderr}"));
+        let after = &stderr[found..];
+        assert!(
+            after
+                .lines()
+                .nth(1)
+                .unwrap()
+                .trim_start()
+                .starts_with(&at(place)),
+            "{message} at {place}:\n{stderr}"
+        );
+    }
+    assert!(stderr.contains("did you mean `tool_uses`?"), "{stderr}");
+    assert!(
+        stderr.contains("error: tests/cli/evals/broken.yaml has 7 problems"),
+        "{stderr}"
+    );
+}
