@@ -5,9 +5,11 @@ use std::fmt;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use adk::model::{ModelRequest, ModelResponse};
 use adk::testing::{ScriptedModel, Turn};
 use adk::{
-    Agent, AgentBuilder, AgentRequest, AgentRun, BoxError, BoxHandler, BuildError, Tool, ToolInfo,
+    Agent, AgentBuilder, AgentRequest, AgentRun, BoxError, BoxHandler, BoxModel, BuildError, Tool,
+    ToolInfo,
 };
 use tower::{Layer, Service};
 
@@ -87,6 +89,21 @@ impl LoadedAgent {
     pub fn into_parts(self) -> (AgentBuilder, Vec<BoxHandler>) {
         let handlers = self.parts.handlers.into_iter().map(|(_, h)| h).collect();
         (self.builder, handlers)
+    }
+
+    /// Puts a tower layer around the file's model ([`AgentBuilder::model_layer`]): a
+    /// timeout, a retry, or recorded traffic (`testing::cassette`, feature `cassette`),
+    /// as `adk eval --cassettes` does.
+    #[must_use]
+    pub fn model_layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<BoxModel>,
+        L::Service: Service<ModelRequest, Response = ModelResponse> + Clone + Send + Sync + 'static,
+        <L::Service as Service<ModelRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<ModelRequest>>::Future: Send + 'static,
+    {
+        self.builder = self.builder.model_layer(layer);
+        self
     }
 
     /// Builds the agent.

@@ -22,7 +22,7 @@ pub(crate) type Named = (String, BoxHandler);
 /// that it bounds the tool call alone).
 pub(crate) fn all(spec: &Spec, registry: &Registry, problems: &mut Vec<Problem>) -> Vec<Named> {
     let mut handlers = Vec::new();
-    if let Some(prompt) = prompt(spec) {
+    if let Some(prompt) = prompt(spec, registry) {
         handlers.push(("prompt_template".to_owned(), prompt));
     }
     for handler in &spec.handlers {
@@ -41,7 +41,7 @@ pub(crate) fn all(spec: &Spec, registry: &Registry, problems: &mut Vec<Problem>)
 
 /// The instruction: the prompt template (or the description), with the date and time
 /// when asked for.
-fn prompt(spec: &Spec) -> Option<BoxHandler> {
+fn prompt(spec: &Spec, registry: &Registry) -> Option<BoxHandler> {
     let mut source = match &spec.prompt {
         Some(text) => text.clone(),
         None if !spec.description.is_empty() => "{{ description }}".to_owned(),
@@ -62,6 +62,10 @@ fn prompt(spec: &Spec) -> Option<BoxHandler> {
         .description(spec.description.clone());
     if let Some(zone) = &spec.timezone {
         template = template.timezone(zone).ok()?;
+    }
+    if let Some(clock) = &registry.clock {
+        let clock = Arc::clone(clock);
+        template = template.clock(move || clock());
     }
     Some(template.into())
 }

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use adk::{BoxError, BoxHandler, ModelRequest, ModelResponse, Tool};
 use serde::de::DeserializeOwned;
@@ -59,7 +60,11 @@ pub struct Registry {
     pub(crate) tools: BTreeMap<String, Tool>,
     pub(crate) handlers: BTreeMap<String, HandlerFactory>,
     pub(crate) models: BTreeMap<String, RegisteredModel>,
+    pub(crate) clock: Option<Clock>,
 }
+
+/// Where a file's prompt template reads the time (`include_date_time`).
+pub(crate) type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
 impl Registry {
     /// The names of the built-in handlers a file can use without registering anything.
@@ -113,6 +118,38 @@ impl Registry {
         self
     }
 
+    /// Reads the current time from `now` instead of the system clock, for the date and
+    /// time a file's prompt gives the model (`include_date_time`): a fixed time makes
+    /// the prompt the same on every run, as recorded traffic and evaluations need
+    /// (`adk eval --clock`).
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    /// use tower::ServiceExt;
+    /// use tower_adk::AgentRequest;
+    /// use tower_adk::file::{AgentFile, Registry};
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// // 2026-03-29 01:30 UTC.
+    /// let fixed = SystemTime::UNIX_EPOCH + Duration::from_secs(1_774_747_800);
+    /// let registry = Registry::new().clock(move || fixed);
+    /// let text = "model: {provider: scripted, turns: [{text: hi}]}\ninclude_date_time: true\n";
+    /// let loaded = AgentFile::from_str(text, "agent.yaml")?.load(&registry).await?;
+    /// let model = loaded.scripted_model().cloned().expect("scripted");
+    /// loaded.build()?.oneshot(AgentRequest::user("hello")).await?.await?;
+    /// let prompt = model.requests()[0].messages[0].content().to_owned();
+    /// assert_eq!(prompt, "Current date and time: Sunday, 2026-03-29 01:30 (UTC).");
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn clock<F>(mut self, now: F) -> Self
+    where
+        F: Fn() -> SystemTime + Send + Sync + 'static,
+    {
+        self.clock = Some(Arc::new(now));
+        self
+    }
+
     /// The names of the registered tools.
     pub fn tool_names(&self) -> impl Iterator<Item = &str> {
         self.tools.keys().map(String::as_str)
@@ -135,6 +172,7 @@ impl fmt::Debug for Registry {
             .field("tools", &self.tools.keys().collect::<Vec<_>>())
             .field("handlers", &self.handlers.keys().collect::<Vec<_>>())
             .field("models", &self.models.keys().collect::<Vec<_>>())
+            .field("clock", &self.clock.as_ref().map(|_| "fixed"))
             .finish()
     }
 }

@@ -1,6 +1,6 @@
 //! Every setting of a file, seen through a run with the scripted model.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde_json::json;
 use tower::ServiceExt;
@@ -500,4 +500,24 @@ async fn exit_if_may_call_a_method_on_a_slot() {
     let agent = agent(&text, &Registry::new()).await;
     run(&agent, user("Paris")).await.expect("runs");
     assert_eq!(agent.scripted_model().expect("scripted").calls(), 1);
+}
+
+#[tokio::test]
+async fn a_registrys_clock_fixes_the_date_and_time_the_prompt_gives() {
+    let text = format!(
+        "{}include_date_time: true\ntimezone: Europe/Berlin\n",
+        scripted("[{text: ok}, {text: ok}]")
+    );
+    // 2026-03-29 01:30 UTC: 03:30 in Berlin, which moved to summer time at 01:00 UTC.
+    let fixed = SystemTime::UNIX_EPOCH + Duration::from_secs(1_774_747_800);
+    let agent = agent(&text, &Registry::new().clock(move || fixed)).await;
+    run(&agent, user("time?")).await.expect("runs");
+    run(&agent, user("and now?")).await.expect("runs");
+    let seen = agent.scripted_model().expect("scripted").requests();
+    for request in &seen {
+        assert_eq!(
+            request.messages[0].content(),
+            "Current date and time: Sunday, 2026-03-29 03:30 (Europe/Berlin)."
+        );
+    }
 }

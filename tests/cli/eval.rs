@@ -252,3 +252,114 @@ fn a_broken_eval_set_shows_every_problem_at_its_place_and_exits_2() {
         "{stderr}"
     );
 }
+
+/// Runs `adk eval ARGS` with `ADK_CASSETTE_MODE` set, and gives its exit status and stdout.
+fn eval_with_cassettes(mode: &str, args: &[&str]) -> (Option<i32>, String) {
+    let output = crate::support::adk()
+        .arg("eval")
+        .args(args)
+        .env("ADK_CASSETTE_MODE", mode)
+        .output()
+        .expect("adk runs");
+    (
+        output.status.code(),
+        text(&output.stdout) + &text(&output.stderr),
+    )
+}
+
+#[test]
+fn cases_record_to_cassettes_replay_them_and_fail_with_a_diff_when_the_prompt_drifts() {
+    let dir = out("cassettes");
+    let _ = std::fs::remove_dir_all(&dir);
+    let set = "examples/evals/booking.yaml";
+    let recorded = [
+        "--cassettes",
+        dir.to_str().unwrap(),
+        "--clock",
+        "2026-03-29T09:30:00Z",
+    ];
+
+    let (status, output) = eval_with_cassettes("record", &[&[AGENT, set][..], &recorded].concat());
+    assert_eq!(status, Some(0), "{output}");
+    let cassette = std::fs::read_to_string(dir.join("book_a_room.json")).unwrap();
+    // The fixed clock is what the prompt said (09:30 UTC in the file's New York).
+    assert!(
+        cassette.contains("Sunday, 2026-03-29 05:30 (America/New_York)"),
+        "{cassette}"
+    );
+    assert!(dir.join("asks_for_what_is_missing.json").is_file());
+
+    let (status, output) = eval_with_cassettes("replay", &[&[AGENT, set][..], &recorded].concat());
+    assert_eq!(status, Some(0), "{output}");
+    assert!(output.contains("2 of 2 cases passed"), "{output}");
+
+    // Another day: every case's first request differs from its recording.
+    let other_day = [
+        "--cassettes",
+        dir.to_str().unwrap(),
+        "--clock",
+        "2026-03-30T09:30:00Z",
+    ];
+    let (status, output) = eval_with_cassettes("replay", &[&[AGENT, set][..], &other_day].concat());
+    assert_eq!(status, Some(1), "{output}");
+    assert!(output.contains("does not match the cassette"), "{output}");
+    assert!(
+        output.contains("first difference at `messages[0].content`"),
+        "{output}"
+    );
+    assert!(
+        output.contains("-      \"content\": \"You book hotel rooms."),
+        "{output}"
+    );
+    assert!(output.contains("Monday, 2026-03-30"), "{output}");
+
+    // Replaying what was never recorded fails the case; it does not call the model.
+    let (status, output) = eval_with_cassettes(
+        "replay",
+        &[
+            AGENT,
+            set,
+            "--cassettes",
+            out("no-cassettes").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(status, Some(1), "{output}");
+}
+
+#[test]
+fn a_case_id_that_is_no_plain_file_name_names_no_cassette() {
+    let set = out("escaping.yaml");
+    std::fs::write(
+        &set,
+        "name: escaping\ncases:\n  - id: ../outside\n    conversation:\n      - user: hi\n",
+    )
+    .unwrap();
+    let dir = out("escaping-cassettes");
+    let (status, output) = eval_with_cassettes(
+        "record",
+        &[
+            AGENT,
+            set.to_str().unwrap(),
+            "--cassettes",
+            dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(status, Some(1), "{output}");
+    assert!(output.contains("cannot name a cassette"), "{output}");
+    assert!(!out("outside.json").exists());
+}
+
+#[test]
+fn a_wrong_cassette_mode_is_a_usage_error() {
+    let (status, output) = eval_with_cassettes(
+        "sometimes",
+        &[
+            AGENT,
+            "examples/evals/booking.yaml",
+            "--cassettes",
+            out("mode").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(status, Some(2), "{output}");
+    assert!(output.contains("ADK_CASSETTE_MODE"), "{output}");
+}

@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tower::{BoxError, Service};
+use tower::{BoxError, Layer, Service};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -18,7 +18,7 @@ use crate::auth::{Authorize, KeptTypes, SharedAuthorize};
 use crate::checkpoint::{CheckpointStore, MemoryStore};
 use crate::config::AgentConfig;
 use crate::error::BuildError;
-use crate::model::{ModelOptions, ModelRequest, ModelResponse, Prices, SharedModel};
+use crate::model::{BoxModel, ModelOptions, ModelRequest, ModelResponse, Prices, SharedModel};
 use crate::tool::{Tool, ToolSet};
 
 impl Agent {
@@ -121,6 +121,38 @@ impl AgentBuilder {
     /// Options sent with every model call.
     pub fn model_options(mut self, options: ModelOptions) -> Self {
         self.options = options;
+        self
+    }
+
+    /// Puts a tower layer around the model given to [`Agent::builder`], for code that
+    /// gets a builder it did not start, such as an agent file's
+    /// (`tower_adk::file::LoadedAgent::model_layer`): a timeout, a retry, or recorded traffic. The layer sees the model as a
+    /// [`BoxModel`](crate::BoxModel); layers added later wrap earlier ones.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tower::timeout::TimeoutLayer;
+    /// use tower_adk::testing::{ScriptedModel, Turn};
+    /// use tower_adk::{Agent, AgentRequest};
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let agent = Agent::builder(ScriptedModel::new([Turn::text("hello")]))
+    ///     .model_layer(TimeoutLayer::new(Duration::from_secs(30)))
+    ///     .build()?;
+    /// let result = agent.run(AgentRequest::user("hi")).await?;
+    /// assert_eq!(result.final_message.content(), "hello");
+    /// # Ok::<_, tower_adk::BoxError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn model_layer<L>(mut self, layer: L) -> Self
+    where
+        L: Layer<BoxModel>,
+        L::Service: Service<ModelRequest, Response = ModelResponse> + Clone + Send + Sync + 'static,
+        <L::Service as Service<ModelRequest>>::Error: Into<BoxError>,
+        <L::Service as Service<ModelRequest>>::Future: Send + 'static,
+    {
+        let model = BoxModel::new(self.model);
+        self.model = SharedModel::new(layer.layer(model));
         self
     }
 

@@ -50,6 +50,26 @@ impl SharedModel {
     }
 }
 
+/// The model as a service again, for a layer put around it after it was erased
+/// ([`AgentBuilder::model_layer`](crate::AgentBuilder::model_layer)): always ready, as
+/// each call drives a clone of the model with `oneshot`.
+impl Service<ModelRequest> for SharedModel {
+    type Response = ModelResponse;
+    type Error = BoxError;
+    type Future = ModelFuture;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), BoxError>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: ModelRequest) -> ModelFuture {
+        SharedModel::call(self, request)
+    }
+}
+
 impl fmt::Debug for SharedModel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("SharedModel")

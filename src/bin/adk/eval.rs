@@ -2,10 +2,12 @@
 //! written as JSON and HTML; the exit status says whether every score met its threshold.
 
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use tower_adk::BoxError;
 use tower_adk::eval::{EvalReport, Evaluator};
 use tower_adk::file::{AgentFile, EvalSetFile, FileAgent, LoadError, Registry};
+use tower_adk::testing::cassette::Cassette;
 
 use crate::screen::{self, Screen};
 use crate::{Failure, load};
@@ -19,6 +21,8 @@ pub(crate) struct Options {
     pub(crate) html: Option<PathBuf>,
     pub(crate) baseline: Option<PathBuf>,
     pub(crate) concurrency: usize,
+    pub(crate) cassettes: Option<PathBuf>,
+    pub(crate) clock: Option<SystemTime>,
 }
 
 impl Options {
@@ -30,15 +34,26 @@ impl Options {
             Failure::File
         })?;
         let baseline = self.baseline.as_deref().map(read_baseline).transpose()?;
-        let registry = Registry::new();
+        let mut registry = Registry::new();
+        if let Some(fixed) = self.clock {
+            registry = registry.clock(move || fixed);
+        }
         let judge = set.judge(&registry).map_err(|error| {
             screen::error(format_args!("{}: judge: {error}", self.set.display()));
             Failure::File
         })?;
+        if let Some(dir) = &self.cassettes {
+            // Checked before anything runs: a wrong ADK_CASSETTE_MODE is a usage error.
+            Cassette::new(dir).resolved_mode().map_err(|error| {
+                screen::error(format_args!("--cassettes: {error}"));
+                Failure::File
+            })?;
+        }
         let loaded = load::load(&self.agent).await?;
         // A scripted model plays its script once across runs: each case gets an agent of
-        // its own, which plays it from the start. Any other model is shared.
-        let scripted = loaded.scripted_model().is_some();
+        // its own, which plays it from the start; so does each case with a cassette of
+        // its own, or a fixed clock. Any other model is shared.
+        let scripted = loaded.scripted_model().is_some() || self.clock.is_some();
         let shared = load::build(&self.agent, loaded)?;
         let file = AgentFile::reader()
             .registry(&registry)
@@ -52,13 +67,14 @@ impl Options {
             evaluator = evaluator.judge(judge);
         }
         let report = evaluator
-            .run_with(|_case| {
+            .run_with(|case| {
                 let (file, registry, shared) = (&file, &registry, shared.clone());
+                let cassette = self.cassettes.as_deref().map(|dir| cassette(dir, &case.id));
                 async move {
-                    if scripted {
-                        fresh(file, registry).await
-                    } else {
-                        Ok(shared)
+                    match cassette {
+                        Some(cassette) => fresh(file, registry, Some(cassette?)).await,
+                        None if scripted => fresh(file, registry, None).await,
+                        None => Ok(shared),
                     }
                 }
             })
@@ -94,12 +110,35 @@ impl Options {
     }
 }
 
-/// The agent loaded anew, with a script of its own.
-async fn fresh(file: &AgentFile, registry: &Registry) -> Result<FileAgent, BoxError> {
-    let loaded = file.load(registry).await.map_err(|error| match error {
+/// A case's cassette, `DIR/CASE_ID.json`: only for an id that is a plain file name, so
+/// that an eval set cannot have files read or written outside the directory.
+fn cassette(dir: &Path, id: &str) -> Result<Cassette, BoxError> {
+    let plain = id
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.');
+    if !plain || id.starts_with('.') {
+        return Err(format!(
+            "the case id `{id}` cannot name a cassette: use letters, digits, `_`, `-` and `.`"
+        )
+        .into());
+    }
+    Ok(Cassette::new(dir.join(format!("{id}.json"))))
+}
+
+/// The agent loaded anew, with a script of its own, its model behind the case's cassette
+/// when there is one.
+async fn fresh(
+    file: &AgentFile,
+    registry: &Registry,
+    cassette: Option<Cassette>,
+) -> Result<FileAgent, BoxError> {
+    let mut loaded = file.load(registry).await.map_err(|error| match error {
         LoadError::File(errors) => BoxError::from(errors.to_string()),
         other => other.into(),
     })?;
+    if let Some(cassette) = cassette {
+        loaded = loaded.model_layer(cassette.layer()?);
+    }
     Ok(loaded.build()?)
 }
 

@@ -134,6 +134,17 @@ enum Command {
         #[arg(long, default_value = "4", value_name = "N",
               value_parser = clap::value_parser!(u16).range(1..))]
         concurrency: u16,
+        /// Recorded traffic: each case's model calls go through the cassette
+        /// DIR/CASE_ID.json, replayed when the file exists and recorded when it does not
+        /// (ADK_CASSETTE_MODE=record or replay forces one); a request that differs from
+        /// the recording fails its case with a diff.
+        #[arg(long, value_name = "DIR")]
+        cassettes: Option<PathBuf>,
+        /// The time the agent's prompt gives the model (`include_date_time`), fixed for
+        /// every case, e.g. 2026-03-29T09:30:00Z: prompts that read the clock are then the
+        /// same on every run, as replayed cassettes need.
+        #[arg(long, value_name = "TIME")]
+        clock: Option<jiff::Timestamp>,
     },
 }
 
@@ -199,6 +210,8 @@ fn main() -> ExitCode {
             html,
             baseline,
             concurrency,
+            cassettes,
+            clock,
         } => runtime.block_on(
             eval::Options {
                 agent,
@@ -207,6 +220,8 @@ fn main() -> ExitCode {
                 html,
                 baseline,
                 concurrency: usize::from(concurrency),
+                cassettes,
+                clock: clock.map(std::time::SystemTime::from),
             }
             .run(),
         ),
