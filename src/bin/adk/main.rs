@@ -100,6 +100,11 @@ enum Command {
             hide_env_values = true
         )]
         tokens: Vec<(String, String)>,
+        /// Serve `GET /metrics`: the runs, model calls, tokens, tool calls and checkpoint
+        /// writes of the process, in Prometheus's text format; with tokens, only to
+        /// their holders.
+        #[arg(long)]
+        metrics: bool,
     },
 }
 
@@ -157,7 +162,8 @@ fn main() -> ExitCode {
             files,
             addr,
             tokens,
-        } => runtime.block_on(serve::serve(&files, addr, tokens)),
+            metrics,
+        } => runtime.block_on(serve::serve(&files, addr, tokens, metrics)),
     };
     // Whatever is left (a connection closing, a store's pool) is not waited for.
     runtime.shutdown_background();
