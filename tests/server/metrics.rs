@@ -42,8 +42,11 @@ fn metered_agent(name: &str, tool: Tool) -> Agent {
     Agent::builder(model).name(name).tool(tool).build().unwrap()
 }
 
+/// A series' labels, as pairs.
+type Labels = Vec<(String, String)>;
+
 /// The series of a scrape: each line's name, labels and value.
-struct Scrape(Vec<(String, Vec<(String, String)>, f64)>);
+struct Scrape(Vec<(String, Labels, f64)>);
 
 impl Scrape {
     fn parse(text: &str) -> Self {
