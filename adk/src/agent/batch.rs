@@ -409,11 +409,7 @@ fn finished(call: Call, started: Instant, outcome: Result<ToolOutput, BoxError>)
         finish = Some(Finish::WithResult);
     }
     let latency = started.elapsed();
-    metrics::tool_call(
-        &call.call.name,
-        error.as_ref().map(ToolError::kind),
-        latency,
-    );
+    metrics::tool_call(&call.call.name, error.as_ref(), latency);
     let ToolCall {
         id,
         name,

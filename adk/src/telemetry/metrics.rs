@@ -37,6 +37,8 @@ use metrics::SharedString;
 use crate::agent::RunStatus;
 use crate::agent::{AgentError, AgentEvent, CheckpointStatus};
 use crate::model::Usage;
+use crate::tool::ToolError;
+#[cfg(feature = "metrics")]
 use crate::tool::ToolErrorKind;
 
 /// Runs asked of an agent.
@@ -239,6 +241,15 @@ impl ModelCall {
         #[cfg(not(feature = "metrics"))]
         let _ = (agent, error);
     }
+
+    /// The call of `agent`'s run failed with `error`.
+    #[inline]
+    pub(crate) fn failed(self, agent: &Arc<str>, error: &AgentError) {
+        #[cfg(feature = "metrics")]
+        self.end(agent, Some(error.code()));
+        #[cfg(not(feature = "metrics"))]
+        let _ = (agent, error);
+    }
 }
 
 /// What one model call of `agent`'s run used, as its provider reported it.
@@ -276,9 +287,10 @@ fn gen_ai_labels(agent: &Arc<str>) -> [(&'static str, SharedString); 2] {
 /// call of a tool the run does not have counts as the tool `(unknown)`, so that what a
 /// model names makes no new series.
 #[inline]
-pub(crate) fn tool_call(tool: &str, error: Option<ToolErrorKind>, latency: Duration) {
+pub(crate) fn tool_call(tool: &str, error: Option<&ToolError>, latency: Duration) {
     #[cfg(feature = "metrics")]
     {
+        let error = error.map(ToolError::kind);
         let tool = match error {
             Some(ToolErrorKind::UnknownTool) => SharedString::const_str("(unknown)"),
             _ => tool.to_owned().into(),

@@ -50,7 +50,7 @@ impl Runner {
         let response = InSpan::new(call, span).await;
         self.take_locals_back();
         let response = response.map_err(AgentError::from_chain);
-        let response = response.inspect_err(|e| timed.end(&self.agent.name, Some(e.code())))?;
+        let response = response.inspect_err(|e| timed.failed(&self.agent.name, e))?;
         self.run
             .set_model_calls(self.model_calls + self.audience.model_calls());
         match response.into_whole() {
