@@ -12,7 +12,7 @@
 //! | `GET /agents/{name}/threads/{thread}` | where the thread stands: `{"v": 1, "thread", "checkpoint", "status", "messages", "interrupts", "owner", "audit"}` ([`WireThread`](crate::wire::WireThread)) |
 //! | `DELETE /agents/{name}/threads/{thread}` | deletes the thread: 204, or 404 (a `{thread}` past the [bounds](crate::agent::check_thread) of a thread's name: 400 `invalid_thread`, here and in `GET`) |
 //! | `GET /` | a chat page for the agents, when [`Server::page`] turns it on |
-//! | `GET /metrics` | the process's metrics in Prometheus's text format, when [`Server::metrics`] turns it on (feature `prometheus`; see [`PrometheusMetrics`]) |
+//! | `GET /metrics` | the process's metrics in Prometheus's text format, when `Server::metrics` turns it on (feature `prometheus`; see `PrometheusMetrics`) |
 //! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]; 503 `shutting_down` once it drains: [`Shutdown`]) |
 //! | `POST /agents/{name}/agui` | a run driven by an AG-UI front end: `RunAgentInput` in, AG-UI events out ([`agui`]) |
 //! | `GET /v1/models`, `POST /v1/chat/completions` | the agents as models of an OpenAI-compatible API ([`openai`]) |
@@ -32,7 +32,8 @@
 //!
 //! # Identity and ownership
 //!
-//! Before anything else (except health, readiness and the page), the server's
+//! Before anything else (except health, readiness, the page, and the metrics unless
+//! `PrometheusMetrics::require_identity` says otherwise), the server's
 //! [`Identify`] turns the request into the caller's [`Identity`](crate::auth::Identity):
 //! its [`Principal`](crate::auth::Principal) and typed values for the extensions of its
 //! runs, so role filters, policies and approvals see the caller ([`BearerTokens`] maps
