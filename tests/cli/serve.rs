@@ -127,6 +127,68 @@ async fn serve_with_tokens_lets_in_only_their_holders() {
     assert_eq!(clerk.status(), 200);
 }
 
+/// `adk serve --metrics` with tokens serves `GET /metrics` to their holders only, and
+/// counts the runs it served.
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_with_metrics_serves_them_to_token_holders() {
+    let mut server = Stopped(
+        adk()
+            .args([
+                "serve",
+                "tests/cli/agents/desk.yaml",
+                "--addr",
+                "127.0.0.1:0",
+                "--metrics",
+            ])
+            .env("ADK_TOKENS", "t0ken-clerk=clerk")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("adk starts"),
+    );
+    let stdout = server.0.stdout.take().expect("piped");
+    let mut lines = BufReader::new(stdout).lines();
+    let first = lines.next().expect("a line").expect("text");
+    let base = first
+        .split_once("serving on ")
+        .map(|(_, url)| url.trim().to_owned())
+        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    let listed: Vec<String> = lines.by_ref().take(2).map(|l| l.expect("text")).collect();
+    assert!(
+        listed
+            .iter()
+            .any(|l| l.trim() == format!("GET {base}/metrics")),
+        "{listed:?}"
+    );
+    let client = reqwest::Client::new();
+    let anonymous = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(anonymous.status(), 401);
+    let run = client
+        .post(format!("{base}/agents/desk/runs"))
+        .bearer_auth("t0ken-clerk")
+        .json(&serde_json::json!({"input": "hello"}))
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(run.status(), 200);
+    let metrics = client
+        .get(format!("{base}/metrics"))
+        .bearer_auth("t0ken-clerk")
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(metrics.status(), 200);
+    let text = metrics.text().await.expect("text");
+    assert!(
+        text.lines()
+            .any(|l| l == "adk_runs_started_total{agent=\"desk\"} 1"),
+        "{text}"
+    );
+}
+
 /// `adk serve`'s runs on a thread carry the booking's slots from one message to the
 /// next, as `adk run`'s do: the second message makes the booking in the first one's city.
 #[tokio::test(flavor = "multi_thread")]

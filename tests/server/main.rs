@@ -5,7 +5,8 @@
 //! and the AG-UI SDK (`protocols`); stock tower-http layers around the router (`layers`);
 //! graceful shutdown (`shutdown`); the chat page in a headless Chromium (`browser`);
 //! limits per principal (`limits`) and hostile input, slow clients included (`hostile`);
-//! a run's usage and cost on every route (`usage`).
+//! a run's usage and cost on every route (`usage`); `GET /metrics` checked by promtool
+//! (`metrics`, with the `prometheus` feature).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -15,6 +16,8 @@ mod hostile;
 mod identity;
 mod layers;
 mod limits;
+#[cfg(feature = "prometheus")]
+mod metrics;
 mod owners;
 mod protocols;
 mod replay;

@@ -166,7 +166,7 @@ async fn an_interrupted_run_is_resumed_over_http() {
 }
 
 /// A tool that never finishes, and counts the calls dropped before they did.
-fn hanging_tool(dropped: &Counter) -> Tool {
+pub(super) fn hanging_tool(dropped: &Counter) -> Tool {
     let dropped = dropped.clone();
     Tool::from_fn(ToolInfo::new("hang", "Never ends"), move |_| {
         let guard = DropCounter(dropped.clone());

@@ -22,6 +22,7 @@ use super::runner::Runner;
 use super::shared::RunShared;
 use crate::checkpoint::CheckpointId;
 use crate::error::Panicked;
+use crate::telemetry::metrics::RunMeter;
 use crate::telemetry::{self, InSpan};
 
 /// A run of an agent: a stream of [`AgentEvent`]s that can also be awaited to its final
@@ -56,6 +57,8 @@ pub struct AgentRun {
     deadline: Deadline,
     /// `None` for a run made from a stream of events ([`AgentRun::from_events`]).
     audience: Option<RunShared>,
+    /// The run, as the metrics count it (empty without the `metrics` feature).
+    meter: RunMeter,
 }
 
 /// The whole-run deadline: armed on the first poll, inside the caller's runtime.
@@ -129,21 +132,23 @@ impl AgentRun {
 
     /// Starts a run of the agent for the request: its runner's steps, as events.
     pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> Self {
-        let timeout = agent.run_timeout;
+        let (timeout, meter) = (agent.run_timeout, RunMeter::start(&agent.name));
         let runner = Runner::for_request(agent, request);
         let audience = runner.audience().clone();
-        AgentRun::new(events(runner), timeout, audience)
+        AgentRun::new(events(runner), timeout, audience, meter)
     }
 
     fn new(
         events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
         timeout: Option<Duration>,
         audience: RunShared,
+        meter: RunMeter,
     ) -> Self {
         AgentRun {
             events: Some(InSpan::new(events.boxed(), telemetry::run_span())),
             deadline: timeout.map_or(Deadline::None, Deadline::Armed),
             audience: Some(audience),
+            meter,
         }
     }
 
@@ -176,6 +181,7 @@ impl AgentRun {
             events: Some(InSpan::new(events.boxed(), telemetry::run_span())),
             deadline: Deadline::None,
             audience: None,
+            meter: RunMeter::default(),
         }
     }
 }
@@ -218,6 +224,18 @@ impl Stream for AgentRun {
     type Item = Result<AgentEvent, AgentError>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let poll = self.poll_events(cx);
+        self.meter.saw(&poll);
+        poll
+    }
+}
+
+impl AgentRun {
+    /// The next event, within the run's deadline.
+    fn poll_events(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<AgentEvent, AgentError>>> {
         if let Deadline::Armed(limit) = self.deadline {
             self.deadline = Deadline::Running(Box::pin(tokio::time::sleep(limit)), limit);
         }

@@ -20,7 +20,7 @@ use crate::content::Part;
 use crate::context::Scope;
 use crate::handler::{Chain, HandlerError};
 use crate::message::ToolCall;
-use crate::telemetry::{self, InSpan};
+use crate::telemetry::{self, InSpan, metrics};
 use crate::tool::ToolStream;
 use crate::tool::{Finish, Tool, ToolError, ToolOutput, ToolRecord, ToolReport, ToolRequest};
 
@@ -408,6 +408,8 @@ fn finished(call: Call, started: Instant, outcome: Result<ToolOutput, BoxError>)
     if call.returns_directly && finish.is_none() {
         finish = Some(Finish::WithResult);
     }
+    let latency = started.elapsed();
+    metrics::tool_call(&call.call.name, error.as_ref(), latency);
     let ToolCall {
         id,
         name,
@@ -423,7 +425,7 @@ fn finished(call: Call, started: Instant, outcome: Result<ToolOutput, BoxError>)
             content,
             parts,
             error,
-            latency: started.elapsed(),
+            latency,
             finish,
             purpose: None,
         }),

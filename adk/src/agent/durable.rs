@@ -20,6 +20,7 @@ use crate::context::Locals;
 use crate::interrupt::{Decisions, PendingInterrupt};
 use crate::message::{Message, Messages};
 use crate::model::UsageTotals;
+use crate::telemetry::metrics;
 
 /// The durable side of a run: its thread, where the thread's head is, and the
 /// interrupts it raised or resumes from. (Boxed in the loop: most runs have none.)
@@ -436,8 +437,12 @@ impl Durable {
         let bytes =
             serde_json::to_vec(&record).map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
         let (thread, owner) = (&self.thread, self.owner.subject());
-        let appended = self.store.append_owned(thread, owner, self.head, bytes);
-        let version = appended.await.map_err(|error| self.unwritten(error))?;
+        let appended = self
+            .store
+            .append_owned(thread, owner, self.head, bytes)
+            .await;
+        metrics::checkpoint_written(self.store.kind(), status, now.elapsed(), appended.is_ok());
+        let version = appended.map_err(|error| self.unwritten(error))?;
         self.head = Some(version);
         self.claimed = true;
         self.renewed = Some(now);

@@ -176,6 +176,8 @@ impl Resume {
             plan: Plan {
                 answered: checkpoint.interrupts,
                 decisions,
+                #[cfg(feature = "metrics")]
+                waited: checkpoint.status == CheckpointStatus::Interrupted,
             },
             owner: checkpoint.owner,
             audit,
@@ -254,9 +256,22 @@ fn check_decisions(
 pub(super) struct Plan {
     pub(super) answered: Vec<PendingInterrupt>,
     pub(super) decisions: Decisions,
+    /// Whether the interrupts answered waited in the checkpoint resumed (rather than a
+    /// running one taken over, whose resume took them up already).
+    #[cfg(feature = "metrics")]
+    pub(super) waited: bool,
 }
 
 impl Plan {
+    /// How many interrupts the run takes up that waited until now (0 without the
+    /// `metrics` feature, which is all that counts them).
+    pub(super) fn waited(&self) -> usize {
+        #[cfg(feature = "metrics")]
+        return if self.waited { self.answered.len() } else { 0 };
+        #[cfg(not(feature = "metrics"))]
+        0
+    }
+
     /// Applies the decisions to the run of `agent`, with the configuration its
     /// `before_agent` hooks made: edited arguments take the place of the model's in its
     /// last reply (checked against the run's tools); and the calls of the turn that

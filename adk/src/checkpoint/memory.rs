@@ -104,6 +104,10 @@ impl MemoryStore {
 }
 
 impl CheckpointStore for MemoryStore {
+    fn kind(&self) -> &'static str {
+        "memory"
+    }
+
     fn head<'a>(
         &'a self,
         thread: &'a str,

@@ -307,4 +307,4 @@ impl SqlStore for PostgresStore {
     }
 }
 
-sql::checkpoint_store!(PostgresStore);
+sql::checkpoint_store!(PostgresStore, "postgres");

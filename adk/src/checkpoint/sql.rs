@@ -289,8 +289,12 @@ pub(super) async fn delete<S: SqlStore>(store: &S, thread: &str) -> Result<bool,
 /// Makes a [`SqlStore`] a [`CheckpointStore`](super::CheckpointStore): its methods are
 /// the store's, each within the store's bound, boxed.
 macro_rules! checkpoint_store {
-    ($store:ty) => {
+    ($store:ty, $kind:literal) => {
         impl $crate::checkpoint::CheckpointStore for $store {
+            fn kind(&self) -> &'static str {
+                $kind
+            }
+
             fn head<'a>(
                 &'a self,
                 thread: &'a str,

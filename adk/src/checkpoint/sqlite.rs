@@ -340,4 +340,4 @@ async fn migrate(pool: &SqlitePool) -> Result<(), sqlx::Error> {
     Ok(())
 }
 
-sql::checkpoint_store!(SqliteStore);
+sql::checkpoint_store!(SqliteStore, "sqlite");

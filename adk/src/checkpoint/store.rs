@@ -112,6 +112,19 @@ impl StoreError {
 /// Implementations return boxed futures so that the trait can be used as
 /// `Arc<dyn CheckpointStore>`; write them as `Box::pin(async move { ... })`.
 pub trait CheckpointStore: Send + Sync + 'static {
+    /// What kind of store this is, in a word: the `store` label of the checkpoint
+    /// metrics (feature `metrics`). This crate's stores say `memory`, `sqlite`,
+    /// `postgres` and `redis`; the default is `custom`.
+    ///
+    /// ```
+    /// use tower_adk::checkpoint::{CheckpointStore, MemoryStore};
+    ///
+    /// assert_eq!(MemoryStore::new().kind(), "memory");
+    /// ```
+    fn kind(&self) -> &'static str {
+        "custom"
+    }
+
     /// The thread's newest record, unless it has none (or it expired).
     fn head<'a>(
         &'a self,
@@ -222,6 +235,10 @@ impl ThreadEntry {
 }
 
 impl<S: CheckpointStore + ?Sized> CheckpointStore for Arc<S> {
+    fn kind(&self) -> &'static str {
+        (**self).kind()
+    }
+
     fn head<'a>(
         &'a self,
         thread: &'a str,

@@ -25,7 +25,8 @@ use crate::auth::{Identity, Principal};
 /// of every [`AgentRequest`](crate::agent::AgentRequest) the HTTP request starts, so that
 /// role filters, policies and approvals see who is calling.
 ///
-/// It runs before anything else of a request (except `/healthz` and `/readyz`); a
+/// It runs before anything else of a request (except `/healthz`, `/readyz`, the page and
+/// an open `/metrics`); a
 /// [`Rejection`] answers 401 with the code `unauthorized`, and nothing starts.
 ///
 /// # Example

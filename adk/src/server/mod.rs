@@ -12,6 +12,7 @@
 //! | `GET /agents/{name}/threads/{thread}` | where the thread stands: `{"v": 1, "thread", "checkpoint", "status", "messages", "interrupts", "owner", "audit"}` ([`WireThread`](crate::wire::WireThread)) |
 //! | `DELETE /agents/{name}/threads/{thread}` | deletes the thread: 204, or 404 (a `{thread}` past the [bounds](crate::agent::check_thread) of a thread's name: 400 `invalid_thread`, here and in `GET`) |
 //! | `GET /` | a chat page for the agents, when [`Server::page`] turns it on |
+//! | `GET /metrics` | the process's metrics in Prometheus's text format, when `Server::metrics` turns it on (feature `prometheus`; see `PrometheusMetrics`) |
 //! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]; 503 `shutting_down` once it drains: [`Shutdown`]) |
 //! | `POST /agents/{name}/agui` | a run driven by an AG-UI front end: `RunAgentInput` in, AG-UI events out ([`agui`]) |
 //! | `GET /v1/models`, `POST /v1/chat/completions` | the agents as models of an OpenAI-compatible API ([`openai`]) |
@@ -35,7 +36,8 @@
 //!
 //! # Identity and ownership
 //!
-//! Before anything else (except health, readiness and the page), the server's
+//! Before anything else (except health, readiness, the page, and the metrics unless
+//! `PrometheusMetrics::require_identity` says otherwise), the server's
 //! [`Identify`] turns the request into the caller's [`Identity`](crate::auth::Identity):
 //! its [`Principal`](crate::auth::Principal) and typed values for the extensions of its
 //! runs, so role filters, policies and approvals see the caller ([`BearerTokens`] maps
@@ -128,6 +130,8 @@ pub mod fuzzing;
 mod identity;
 mod limit;
 mod log;
+#[cfg(feature = "prometheus")]
+mod metrics;
 pub mod openai;
 mod page;
 mod router;
@@ -154,6 +158,8 @@ pub use self::limit::{Limits, Rate};
 use self::limit::{PrincipalRate, RunSlots};
 pub use self::log::ReplayLimits;
 use self::log::RunLogs;
+#[cfg(feature = "prometheus")]
+pub use self::metrics::{MetricsError, PrometheusMetrics};
 pub use self::shutdown::{Drained, Readiness, Shutdown};
 use self::state::{AppState, Shared};
 use crate::agent::Agent;
@@ -172,6 +178,8 @@ pub struct Server {
     limits: Limits,
     shutdown: Shutdown,
     page: bool,
+    #[cfg(feature = "prometheus")]
+    metrics: Option<PrometheusMetrics>,
 }
 
 impl Server {
@@ -184,6 +192,8 @@ impl Server {
             limits: Limits::default(),
             shutdown: Shutdown::new(Readiness::new()),
             page: false,
+            #[cfg(feature = "prometheus")]
+            metrics: None,
         }
     }
 
@@ -240,6 +250,25 @@ impl Server {
         self
     }
 
+    /// Serves `GET /metrics` (feature `prometheus`): the process's metrics in
+    /// Prometheus's text format, open unless [`PrometheusMetrics::require_identity`]
+    /// says otherwise (default: no route).
+    ///
+    /// ```
+    /// use tower_adk::server::{PrometheusMetrics, Server};
+    ///
+    /// # fn main() -> Result<(), tower_adk::server::MetricsError> {
+    /// let router = Server::new().metrics(PrometheusMetrics::install()?).into_router();
+    /// # let _ = router;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "prometheus")]
+    pub fn metrics(mut self, metrics: PrometheusMetrics) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
     /// What `GET /readyz` answers; set it to not ready to drain the process.
     pub fn readiness(&self) -> Readiness {
         self.shutdown.readiness().clone()
@@ -266,6 +295,8 @@ impl Server {
             limits,
             rate: rate.map(Arc::new),
             runs: limits.runs_per_principal.map(RunSlots::new),
+            #[cfg(feature = "prometheus")]
+            metrics: self.metrics,
         }))
     }
 

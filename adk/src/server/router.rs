@@ -14,7 +14,8 @@ use super::{agents, agui, identity, limit, openai, page, runs, threads};
 
 /// The server's routes: the agent routes (AG-UI's among them) and the OpenAI-compatible
 /// ones behind the identity middleware, then the rate of each principal (when it is
-/// limited); health, readiness and the page (when on) without them; JSON errors for
+/// limited); health, readiness, the page and the metrics (when on, unless they require
+/// an identity) without them; JSON errors for
 /// unknown paths and methods; the body limit around all.
 pub(crate) fn routes(state: AppState) -> Router {
     let mut agents = Router::new()
@@ -27,6 +28,18 @@ pub(crate) fn routes(state: AppState) -> Router {
             "/agents/{name}/threads/{thread}",
             get(threads::show).delete(threads::delete),
         );
+    let mut open = Router::new()
+        .route("/healthz", get(agents::health))
+        .route("/readyz", get(agents::ready));
+    #[cfg(feature = "prometheus")]
+    if let Some(metrics) = &state.metrics {
+        let route = get(super::metrics::show);
+        if metrics.identified() {
+            agents = agents.route("/metrics", route);
+        } else {
+            open = open.route("/metrics", route);
+        }
+    }
     let mut openai = Router::new()
         .route("/v1/models", get(openai::models))
         .route("/v1/chat/completions", post(openai::chat_completions));
@@ -45,9 +58,6 @@ pub(crate) fn routes(state: AppState) -> Router {
         state.identify.clone(),
         openai::require_identity,
     ));
-    let mut open = Router::new()
-        .route("/healthz", get(agents::health))
-        .route("/readyz", get(agents::ready));
     if state.page {
         open = open.route("/", get(page::show));
     }

@@ -31,6 +31,9 @@ pub(crate) struct Shared {
     pub(crate) rate: Option<Arc<PrincipalRate>>,
     /// The runs of each principal in flight, when they are limited.
     pub(crate) runs: Option<Arc<RunSlots>>,
+    /// What `GET /metrics` serves, when it is on.
+    #[cfg(feature = "prometheus")]
+    pub(crate) metrics: Option<super::PrometheusMetrics>,
 }
 
 impl AppState {

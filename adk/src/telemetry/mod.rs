@@ -1,6 +1,8 @@
 //! Spans for runs, model calls and tool calls, with the OpenTelemetry `gen_ai.*`
 //! attribute names, when the `tracing` feature is on; nothing at all when it is off.
 
+pub(crate) mod metrics;
+
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};

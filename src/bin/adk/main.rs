@@ -103,6 +103,11 @@ enum Command {
             hide_env_values = true
         )]
         tokens: Vec<(String, String)>,
+        /// Serve `GET /metrics`: the runs, model calls, tokens, tool calls and checkpoint
+        /// writes of the process, in Prometheus's text format; with tokens, only to
+        /// their holders.
+        #[arg(long)]
+        metrics: bool,
     },
     /// Run an eval set against an agent file and score it
     ///
@@ -202,7 +207,8 @@ fn main() -> ExitCode {
             files,
             addr,
             tokens,
-        } => runtime.block_on(serve::serve(&files, addr, tokens)),
+            metrics,
+        } => runtime.block_on(serve::serve(&files, addr, tokens, metrics)),
         Command::Eval {
             agent,
             set,

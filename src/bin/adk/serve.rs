@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use tower_adk::file::Role;
-use tower_adk::server::{BearerTokens, Server, Shutdown};
+use tower_adk::server::{BearerTokens, PrometheusMetrics, Server, Shutdown};
 
 use crate::screen::{self, Screen};
 use crate::{Failure, load};
@@ -26,13 +26,22 @@ pub(crate) fn parse_token(text: &str) -> Result<(String, String), String> {
     }
 }
 
-/// Loads every file, then serves them on `addr`, to the holders of `tokens` if any.
+/// Loads every file, then serves them on `addr`, to the holders of `tokens` if any, with
+/// `GET /metrics` if asked for.
 pub(crate) async fn serve(
     files: &[PathBuf],
     addr: SocketAddr,
     tokens: Vec<(String, String)>,
+    metrics: bool,
 ) -> Result<(), Failure> {
     let mut server = Server::new();
+    if metrics {
+        let installed = PrometheusMetrics::install().map_err(|error| {
+            screen::error(format_args!("{error}"));
+            Failure::Run
+        })?;
+        server = server.metrics(installed.require_identity(!tokens.is_empty()));
+    }
     if !tokens.is_empty() {
         let tokens = tokens
             .into_iter()
@@ -67,6 +76,9 @@ pub(crate) async fn serve(
     screen.ok(format_args!("serving on http://{bound}"));
     for name in &names {
         screen.line(format_args!("  POST http://{bound}/agents/{name}/runs"));
+    }
+    if metrics {
+        screen.line(format_args!("  GET http://{bound}/metrics"));
     }
     screen.note(format_args!("GET /agents lists them; Ctrl-C stops."));
     tokio::spawn(drain_on_stop(server.shutdown_handle()));

@@ -34,6 +34,7 @@ use crate::config::AgentConfig;
 use crate::context::Scope;
 use crate::handler::{Chain, Hook};
 use crate::message::Messages;
+use crate::telemetry::metrics;
 use crate::tool::{Tool, ToolInfo};
 
 /// A run in progress: its data, and what it runs with.
@@ -159,6 +160,7 @@ impl Runner {
         self.config = config;
         if let Some(durable) = &mut self.durable {
             durable.claim(&self.run).await?;
+            metrics::interrupts_taken_up(&self.agent.name, durable.resumed_with().waited());
         }
         Ok(())
     }

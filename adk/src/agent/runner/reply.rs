@@ -14,12 +14,15 @@ use crate::agent::event::AgentEvent;
 use crate::agent::run::RunStep;
 use crate::handler::Hook;
 use crate::model::{MessageAccumulator, ModelDelta, ModelRequest, Usage};
+use crate::telemetry::metrics::{self, ModelCall};
 use crate::telemetry::{self, InSpan};
 
 /// A reply that streams: what came so far, and the rest.
 pub(super) struct Streaming {
     reply: MessageAccumulator,
     deltas: BoxStream<'static, Result<ModelDelta, BoxError>>,
+    /// The call, until its stream ends.
+    call: ModelCall,
 }
 
 impl Runner {
@@ -40,14 +43,19 @@ impl Runner {
         let span = telemetry::model_span(iteration, self.tool_infos.len());
         let request = self.model_request();
         self.lend_locals();
-        let call = self.chain.model(request, self.audience.model());
+        let (timed, call) = (
+            ModelCall::start(),
+            self.chain.model(request, self.audience.model()),
+        );
         let response = InSpan::new(call, span).await;
         self.take_locals_back();
-        let response = response.map_err(AgentError::from_chain)?;
+        let response = response.map_err(AgentError::from_chain);
+        let response = response.inspect_err(|e| timed.failed(&self.agent.name, e))?;
         self.run
             .set_model_calls(self.model_calls + self.audience.model_calls());
         match response.into_whole() {
             Ok((reply, metered)) => {
+                timed.end(&self.agent.name, None);
                 let listening = self.audience.listening() && !reply.content().is_empty();
                 let text = listening.then(|| AgentEvent::TextDelta(reply.content().to_owned()));
                 self.run.history_mut().messages.push(reply);
@@ -64,7 +72,12 @@ impl Runner {
             }
             Err(deltas) => {
                 let reply = MessageAccumulator::default();
-                self.work = Work::Reply(Box::new(Streaming { reply, deltas }));
+                let streaming = Streaming {
+                    reply,
+                    deltas,
+                    call: timed,
+                };
+                self.work = Work::Reply(Box::new(streaming));
                 Ok(None)
             }
         }
@@ -91,11 +104,15 @@ impl Runner {
                 streaming.reply.push(delta);
                 Ok(None)
             }
-            Some(Err(error)) => Err(AgentError::Model(error)),
+            Some(Err(error)) => {
+                streaming.call.end(&self.agent.name, Some("model_failed"));
+                Err(AgentError::Model(error))
+            }
             None => {
                 let Work::Reply(streaming) = std::mem::replace(&mut self.work, Work::Idle) else {
                     return Ok(None);
                 };
+                streaming.call.end(&self.agent.name, None);
                 self.run
                     .history_mut()
                     .messages
@@ -133,6 +150,7 @@ impl Runner {
 
     /// Adds what a call used to the run's usage; the event that says it, if listened to.
     fn take_usage(&mut self, model: Option<String>, usage: Usage) -> Option<AgentEvent> {
+        metrics::tokens(&self.agent.name, model.as_deref(), &usage);
         self.run.add_usage(model.as_deref(), usage);
         let listening = self.audience.listening();
         listening.then_some(AgentEvent::Usage { model, usage })

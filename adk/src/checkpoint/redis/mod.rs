@@ -261,6 +261,10 @@ impl RedisStore {
 }
 
 impl CheckpointStore for RedisStore {
+    fn kind(&self) -> &'static str {
+        "redis"
+    }
+
     fn head<'a>(
         &'a self,
         thread: &'a str,
