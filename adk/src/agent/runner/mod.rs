@@ -34,6 +34,7 @@ use crate::config::AgentConfig;
 use crate::context::Scope;
 use crate::handler::{Chain, Hook};
 use crate::message::Messages;
+use crate::telemetry;
 use crate::tool::{Tool, ToolInfo};
 
 /// A run in progress: its data, and what it runs with.
@@ -177,6 +178,8 @@ impl Runner {
         };
         if let Some((id, decisions)) = origin.resume {
             check_thread(&id.thread)?;
+            telemetry::record_thread(&id.thread);
+            telemetry::decided(&decisions);
             let resume = Resume::open(&*store, id, decisions, &asker).await?;
             let extensions = Arc::unwrap_or_clone(extensions);
             let (run, taken) = resume.take_up(&self.agent.name, &self.agent.kept, extensions);
@@ -273,6 +276,7 @@ impl Runner {
             .audience
             .listening()
             .then(|| AgentEvent::Interrupt(Box::new(pending.clone())));
+        telemetry::interrupted(std::slice::from_ref(&pending));
         self.durable_mut().raise([pending]);
         Ok(event)
     }

@@ -19,7 +19,8 @@ use crate::telemetry::{self, InSpan};
 /// A reply that streams: what came so far, and the rest.
 pub(super) struct Streaming {
     reply: MessageAccumulator,
-    deltas: BoxStream<'static, Result<ModelDelta, BoxError>>,
+    /// In the call's span, which ends with the reply.
+    deltas: InSpan<BoxStream<'static, Result<ModelDelta, BoxError>>>,
 }
 
 impl Runner {
@@ -37,17 +38,18 @@ impl Runner {
             self.chain.before_model(cx, history).await?;
         }
 
-        let span = telemetry::model_span(iteration, self.tool_infos.len());
         let request = self.model_request();
+        let span = telemetry::model_span(iteration, self.tool_infos.len(), &request.messages);
         self.lend_locals();
         let call = self.chain.model(request, self.audience.model());
-        let response = InSpan::new(call, span).await;
+        let response = InSpan::new(call, span.clone()).await;
         self.take_locals_back();
         let response = response.map_err(AgentError::from_chain)?;
         self.run
             .set_model_calls(self.model_calls + self.audience.model_calls());
         match response.into_whole() {
             Ok((reply, metered)) => {
+                telemetry::record_reply(&span, &reply);
                 let listening = self.audience.listening() && !reply.content().is_empty();
                 let text = listening.then(|| AgentEvent::TextDelta(reply.content().to_owned()));
                 self.run.history_mut().messages.push(reply);
@@ -55,6 +57,7 @@ impl Runner {
                 let Some(metered) = metered else {
                     return Ok(text);
                 };
+                telemetry::record_usage(&span, metered.model.as_deref(), &metered.usage);
                 let usage = self.take_usage(metered.model, metered.usage);
                 if text.is_none() {
                     return Ok(usage);
@@ -64,6 +67,7 @@ impl Runner {
             }
             Err(deltas) => {
                 let reply = MessageAccumulator::default();
+                let deltas = InSpan::new(deltas, span);
                 self.work = Work::Reply(Box::new(Streaming { reply, deltas }));
                 Ok(None)
             }
@@ -86,7 +90,10 @@ impl Runner {
                 streaming.reply.push(ModelDelta::Reasoning(piece));
                 Ok(event)
             }
-            Some(Ok(ModelDelta::Usage { model, usage })) => Ok(self.take_usage(model, usage)),
+            Some(Ok(ModelDelta::Usage { model, usage })) => {
+                telemetry::record_usage(streaming.deltas.span(), model.as_deref(), &usage);
+                Ok(self.take_usage(model, usage))
+            }
             Some(Ok(delta)) => {
                 streaming.reply.push(delta);
                 Ok(None)
@@ -96,10 +103,9 @@ impl Runner {
                 let Work::Reply(streaming) = std::mem::replace(&mut self.work, Work::Idle) else {
                     return Ok(None);
                 };
-                self.run
-                    .history_mut()
-                    .messages
-                    .push(streaming.reply.finish());
+                let reply = streaming.reply.finish();
+                telemetry::record_reply(streaming.deltas.span(), &reply);
+                self.run.history_mut().messages.push(reply);
                 self.run.set_step(RunStep::AfterModel);
                 Ok(None)
             }
