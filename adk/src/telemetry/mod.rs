@@ -95,8 +95,8 @@ pub(crate) fn model_span(iteration: usize, tools: usize, messages: &[Message]) -
             gen_ai.output.messages = tracing::field::Empty,
             error.type = tracing::field::Empty,
             otel.status_code = tracing::field::Empty,
-            adk.iteration = iteration,
-            adk.tools = tools,
+            adk.iteration = signed(iteration as u64),
+            adk.tools = signed(tools as u64),
         );
         if captures_content() && !span.is_disabled() {
             span.record("gen_ai.input.messages", content::messages(messages));
@@ -119,11 +119,24 @@ pub(crate) fn record_model(provider: &str, model: &str) {
         span.record("gen_ai.provider.name", provider);
         if !model.is_empty() {
             span.record("gen_ai.request.model", model);
-            span.record("otel.name", format_args!("chat {model}").to_string());
+            rename(&span, format!("chat {model}"));
         }
     }
     #[cfg(not(feature = "tracing"))]
     let _ = (provider, model);
+}
+
+/// Renames a span (`otel.name`); OpenTelemetry's span too, which has started by now.
+#[cfg(feature = "tracing")]
+fn rename(span: &Span, name: String) {
+    #[cfg(feature = "otel")]
+    {
+        use opentelemetry::trace::TraceContextExt;
+        use tracing_opentelemetry::OpenTelemetrySpanExt;
+        span.context().span().update_name(name);
+    }
+    #[cfg(not(feature = "otel"))]
+    span.record("otel.name", name);
 }
 
 /// What a model call used, and the model that answered, on its span.
@@ -133,11 +146,18 @@ pub(crate) fn record_usage(span: &Span, model: Option<&str>, usage: &Usage) {
         if let Some(model) = model {
             span.record("gen_ai.response.model", model);
         }
-        span.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
-        span.record("gen_ai.usage.output_tokens", usage.completion_tokens);
+        // Signed: OpenTelemetry has no unsigned integers (a `u64` would go as text).
+        span.record("gen_ai.usage.input_tokens", signed(usage.prompt_tokens));
+        span.record("gen_ai.usage.output_tokens", signed(usage.completion_tokens));
     }
     #[cfg(not(feature = "tracing"))]
     let _ = (span, model, usage);
+}
+
+/// A count as OpenTelemetry's integers are, signed.
+#[cfg(feature = "tracing")]
+fn signed(count: u64) -> i64 {
+    i64::try_from(count).unwrap_or(i64::MAX)
 }
 
 /// The reply that ends a model call, on its span: why it finished (`tool_calls` when it
@@ -233,12 +253,11 @@ pub(crate) fn interrupted(pending: &[PendingInterrupt]) {
     #[cfg(feature = "tracing")]
     for interrupt in pending {
         let tool = interrupt.call.as_ref().map(|call| call.name.as_str());
-        tracing::event!(
-            name: "gen_ai.agent.interrupt",
-            tracing::Level::INFO,
+        // The message is the event's name in OpenTelemetry.
+        tracing::info!(
             adk.interrupt.id = interrupt.id.as_str(),
             gen_ai.tool.name = tool,
-            "interrupted"
+            "gen_ai.agent.interrupt"
         );
     }
     #[cfg(not(feature = "tracing"))]
@@ -255,12 +274,10 @@ pub(crate) fn decided<'a>(decisions: impl IntoIterator<Item = (&'a String, &'a D
             Decision::Reject { .. } => "reject",
             Decision::Respond { .. } => "respond",
         };
-        tracing::event!(
-            name: "gen_ai.agent.decision",
-            tracing::Level::INFO,
+        tracing::info!(
             adk.interrupt.id = id.as_str(),
             adk.decision = decision,
-            "decided"
+            "gen_ai.agent.decision"
         );
     }
     #[cfg(not(feature = "tracing"))]

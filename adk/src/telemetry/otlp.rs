@@ -123,7 +123,13 @@ impl Exporter {
             .with_batch_exporter(exporter)
             .with_resource(resource.build())
             .build();
-        let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer(SCOPE));
+        // The spans' own attributes only: no source locations, threads or busy times.
+        let layer = tracing_opentelemetry::layer()
+            .with_tracer(provider.tracer(SCOPE))
+            .with_location(false)
+            .with_threads(false)
+            .with_target(false)
+            .with_tracked_inactivity(false);
         Ok((layer, Guard { provider }))
     }
 }
