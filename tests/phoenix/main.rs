@@ -22,7 +22,9 @@ use tower_adk::model::Usage;
 use tower_adk::server::Server;
 use tower_adk::telemetry::{capture_content, otlp};
 use tower_adk::testing::{ScriptedModel, Turn, failing_tool, text_tool};
-use tower_adk::{Agent, AgentRequest, BoxError, RunStatus, Tool, ToolInfo, ToolOutput, ToolRequest};
+use tower_adk::{
+    Agent, AgentRequest, BoxError, RunStatus, Tool, ToolInfo, ToolOutput, ToolRequest,
+};
 
 /// `phoenix serve` on free ports, its data under target/; killed when dropped, passed or
 /// failed.
@@ -193,7 +195,10 @@ fn attribute<'a>(span: &'a Value, key: &str) -> &'a Value {
 /// `gen_ai.response.finish_reasons`, a list (Phoenix may flatten it to `.0`, `.1`, ..).
 fn finish_reasons(span: &Value) -> Vec<String> {
     if let Some(list) = attribute(span, "gen_ai.response.finish_reasons").as_array() {
-        return list.iter().map(|v| v.as_str().unwrap().to_owned()).collect();
+        return list
+            .iter()
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect();
     }
     let flat: BTreeMap<&String, &Value> = span["attributes"]
         .as_object()
@@ -201,7 +206,9 @@ fn finish_reasons(span: &Value) -> Vec<String> {
         .iter()
         .filter(|(k, _)| k.starts_with("gen_ai.response.finish_reasons."))
         .collect();
-    flat.values().map(|v| v.as_str().unwrap().to_owned()).collect()
+    flat.values()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect()
 }
 
 /// The spans named `name` whose parent is `parent`.
@@ -241,7 +248,7 @@ async fn phoenix_shows_runs_model_calls_tool_calls_and_sub_agents_as_one_tree() 
 
     // A run over HTTP, in the trace of the caller's `traceparent`.
     let served = Agent::builder(ScriptedModel::per_run([
-        Turn::text("Hi over HTTP.").with_usage(Some("edge-1".into()), Usage::new(11, 3, 14)),
+        Turn::text("Hi over HTTP.").with_usage(Some("edge-1".into()), Usage::new(11, 3, 14))
     ]))
     .name("edge")
     .build()
@@ -285,7 +292,10 @@ async fn phoenix_shows_runs_model_calls_tool_calls_and_sub_agents_as_one_tree() 
         .iter()
         .find(|e| e["name"] == "gen_ai.agent.interrupt")
         .unwrap_or_else(|| panic!("an interrupt event: {run:#}"));
-    assert_eq!(interrupt["attributes"]["adk.interrupt.id"], pending.as_str());
+    assert_eq!(
+        interrupt["attributes"]["adk.interrupt.id"],
+        pending.as_str()
+    );
     assert_eq!(interrupt["attributes"]["gen_ai.tool.name"], "transfer");
 
     let chat = children(&first, run, "chat scripted");
@@ -315,7 +325,10 @@ async fn phoenix_shows_runs_model_calls_tool_calls_and_sub_agents_as_one_tree() 
         attribute(billing, "gen_ai.tool.call.arguments"),
         r#"{"request":"Is invoice 7 paid?"}"#
     );
-    assert_eq!(attribute(billing, "gen_ai.tool.call.result"), "Invoice 7 is paid.");
+    assert_eq!(
+        attribute(billing, "gen_ai.tool.call.result"),
+        "Invoice 7 is paid."
+    );
 
     let broken = one(&first, "execute_tool broken");
     assert_eq!(broken["parent_id"], id(run));
@@ -350,7 +363,10 @@ async fn phoenix_shows_runs_model_calls_tool_calls_and_sub_agents_as_one_tree() 
     assert_eq!(decision["attributes"]["adk.decision"], "approve");
     let transfer = one(&second, "execute_tool transfer");
     assert_eq!(transfer["parent_id"], id(resumed));
-    assert_eq!(attribute(transfer, "gen_ai.tool.call.result"), "transferred");
+    assert_eq!(
+        attribute(transfer, "gen_ai.tool.call.result"),
+        "transferred"
+    );
     let last = one(&second, "chat scripted");
     assert_eq!(last["parent_id"], id(resumed));
     assert_eq!(attribute(last, "gen_ai.usage.input_tokens"), 200);

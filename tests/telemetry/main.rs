@@ -69,6 +69,7 @@ async fn runs_model_calls_and_tool_calls_get_gen_ai_spans() {
         Turn::text("done"),
     ]);
     let agent = Agent::builder(model)
+        .name("desk")
         .tool(text_tool("lookup", "found"))
         .tool(failing_tool("broken", "nope"))
         .build()
@@ -93,6 +94,7 @@ async fn runs_model_calls_and_tool_calls_get_gen_ai_spans() {
     let runs = named("invoke_agent");
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].fields["gen_ai.operation.name"], "invoke_agent");
+    assert_eq!(runs[0].fields["gen_ai.agent.name"], "desk");
 
     let chats = named("chat");
     assert_eq!(chats.len(), 2, "one span per model call");
@@ -100,7 +102,15 @@ async fn runs_model_calls_and_tool_calls_get_gen_ai_spans() {
         assert_eq!(chat.parent.as_deref(), Some("invoke_agent"));
         assert_eq!(chat.fields["gen_ai.operation.name"], "chat");
         assert_eq!(chat.fields["adk.iteration"], (i + 1).to_string());
+        assert_eq!(chat.fields["gen_ai.provider.name"], "scripted");
+        // Content only when the program opts in.
+        assert!(!chat.fields.contains_key("gen_ai.input.messages"));
     }
+    assert_eq!(
+        chats[0].fields["gen_ai.response.finish_reasons"],
+        "tool_calls"
+    );
+    assert_eq!(chats[1].fields["gen_ai.response.finish_reasons"], "stop");
 
     let mut tools = named("execute_tool");
     tools.sort_by(|a, b| a.fields["gen_ai.tool.call.id"].cmp(&b.fields["gen_ai.tool.call.id"]));

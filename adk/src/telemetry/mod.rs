@@ -148,7 +148,10 @@ pub(crate) fn record_usage(span: &Span, model: Option<&str>, usage: &Usage) {
         }
         // Signed: OpenTelemetry has no unsigned integers (a `u64` would go as text).
         span.record("gen_ai.usage.input_tokens", signed(usage.prompt_tokens));
-        span.record("gen_ai.usage.output_tokens", signed(usage.completion_tokens));
+        span.record(
+            "gen_ai.usage.output_tokens",
+            signed(usage.completion_tokens),
+        );
     }
     #[cfg(not(feature = "tracing"))]
     let _ = (span, model, usage);
@@ -186,7 +189,8 @@ fn record_finish_reason(span: &Span, reason: &'static str) {
     #[cfg(feature = "otel")]
     {
         use tracing_opentelemetry::OpenTelemetrySpanExt;
-        let reasons = opentelemetry::Value::Array(vec![opentelemetry::StringValue::from(reason)].into());
+        let reasons =
+            opentelemetry::Value::Array(vec![opentelemetry::StringValue::from(reason)].into());
         span.set_attribute("gen_ai.response.finish_reasons", reasons);
     }
     #[cfg(not(feature = "otel"))]

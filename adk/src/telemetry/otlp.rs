@@ -142,9 +142,12 @@ impl Exporter {
 ///
 /// Those of [`Exporter::install`].
 pub fn install_from_env() -> Result<Option<Guard>, Error> {
-    let named = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]
-        .iter()
-        .any(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()));
+    let named = [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    ]
+    .iter()
+    .any(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()));
     if !named {
         return Ok(None);
     }

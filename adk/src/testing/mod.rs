@@ -248,15 +248,17 @@ impl Turn {
             .into_iter()
             .enumerate()
             .map(|(i, c)| Ok(ModelDelta::tool_call(i, c)));
-        let usage = (self.usage.into_iter()).map(|(model, usage)| Ok(ModelDelta::Usage { model, usage }));
+        let usage =
+            (self.usage.into_iter()).map(|(model, usage)| Ok(ModelDelta::Usage { model, usage }));
         let error = self.error.map(|e| Err(BoxError::from(ScriptedError(e))));
-        let deltas =
-            futures::stream::iter(text.chain(calls).chain(usage).chain(error)).then(move |delta| async move {
+        let deltas = futures::stream::iter(text.chain(calls).chain(usage).chain(error)).then(
+            move |delta| async move {
                 if let Some(delay) = delay {
                     tokio::time::sleep(delay).await;
                 }
                 delta
-            });
+            },
+        );
         Ok(ModelResponse::stream(deltas))
     }
 }
