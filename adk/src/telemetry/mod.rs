@@ -98,7 +98,7 @@ pub(crate) fn model_span(iteration: usize, tools: usize, messages: &[Message]) -
             adk.iteration = signed(iteration as u64),
             adk.tools = signed(tools as u64),
         );
-        if captures_content() && !span.is_disabled() {
+        if !span.is_disabled() && captures_content() {
             span.record("gen_ai.input.messages", content::messages(messages));
         }
         span
@@ -168,6 +168,9 @@ fn signed(count: u64) -> i64 {
 pub(crate) fn record_reply(span: &Span, reply: &Message) {
     #[cfg(feature = "tracing")]
     {
+        if span.is_disabled() {
+            return;
+        }
         let reason = if reply.tool_calls().is_empty() {
             "stop"
         } else {
