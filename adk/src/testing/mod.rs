@@ -192,7 +192,8 @@ impl Turn {
     /// let turn = Turn::text("hi").with_usage(Some("small-1".into()), Usage::new(12, 3, 15));
     /// let agent = Agent::builder(ScriptedModel::new([turn])).build()?;
     /// let result = agent.run(AgentRequest::user("hello")).await?;
-    /// assert_eq!(result.usage.total().prompt_tokens, 12);
+    /// assert_eq!(result.usage.total.prompt_tokens, 12);
+    /// assert_eq!(result.usage.by_model["small-1"].completion_tokens, 3);
     /// # Ok::<_, tower_adk::BoxError>(())
     /// # }).unwrap();
     /// ```
