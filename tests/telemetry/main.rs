@@ -126,3 +126,25 @@ async fn runs_model_calls_and_tool_calls_get_gen_ai_spans() {
     assert_eq!(tools[1].fields["gen_ai.tool.name"], "broken");
     assert_eq!(tools[1].fields["error.type"], "tool_error");
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_failed_model_call_marks_its_span_and_its_run_with_the_error() {
+    let recorder = Recorder::default();
+    let _default = tracing::subscriber::set_default(Registry::default().with(recorder.clone()));
+
+    let agent = Agent::builder(ScriptedModel::new([Turn::error("overloaded")]))
+        .build()
+        .unwrap();
+    let error = agent.run(AgentRequest::user("go")).await.unwrap_err();
+    assert_eq!(error.code(), "model_failed");
+
+    let spans = recorder.0.lock().unwrap();
+    let span = |name: &str| {
+        let found = spans.iter().find(|(_, s)| s.name == name);
+        found.map(|(_, s)| s.fields.clone()).unwrap()
+    };
+    for name in ["chat", "invoke_agent"] {
+        assert_eq!(span(name)["error.type"], "model_failed", "{name}");
+        assert_eq!(span(name)["otel.status_code"], "error", "{name}");
+    }
+}

@@ -238,13 +238,20 @@ pub(crate) fn record_tool_content(call: &ToolCall, result: &str) {
 /// Records a failure on the current span (`error.type`, and the error status).
 pub(crate) fn record_error(kind: &str) {
     #[cfg(feature = "tracing")]
+    record_failure(&tracing::Span::current(), kind);
+    #[cfg(not(feature = "tracing"))]
+    let _ = kind;
+}
+
+/// Records a failure on a span (`error.type`, and the error status).
+pub(crate) fn record_failure(span: &Span, kind: &str) {
+    #[cfg(feature = "tracing")]
     {
-        let span = tracing::Span::current();
         span.record("error.type", kind);
         span.record("otel.status_code", "error");
     }
     #[cfg(not(feature = "tracing"))]
-    let _ = kind;
+    let _ = (span, kind);
 }
 
 /// The thread of a run that learnt it late (a resume's), on the current span.

@@ -285,6 +285,7 @@ impl Runner {
     /// the error back.
     #[cold]
     pub(super) async fn fail(&mut self, error: AgentError) -> AgentError {
+        telemetry::record_error(error.code());
         if let Some(durable) = &mut self.durable {
             durable.fail(&self.run, &error).await;
         }

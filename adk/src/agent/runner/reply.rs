@@ -44,7 +44,8 @@ impl Runner {
         let call = self.chain.model(request, self.audience.model());
         let response = InSpan::new(call, span.clone()).await;
         self.take_locals_back();
-        let response = response.map_err(AgentError::from_chain)?;
+        let response = response.map_err(AgentError::from_chain);
+        let response = response.inspect_err(|e| telemetry::record_failure(&span, e.code()))?;
         self.run
             .set_model_calls(self.model_calls + self.audience.model_calls());
         match response.into_whole() {
