@@ -22,8 +22,9 @@ static CAPTURE: AtomicU8 = AtomicU8::new(UNREAD);
 ///
 /// Off unless the program opts in: with `capture_content(true)`, or with the environment
 /// variable `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true` (read once, when no
-/// call has switched it). When on, a model call's span has the messages it sends
-/// (`gen_ai.input.messages`) and its reply (`gen_ai.output.messages`), in the JSON form of
+/// call has switched it). When on, a model call's span has the history it is made from
+/// (`gen_ai.input.messages`; a `wrap_model` hook may send the model less) and its reply
+/// (`gen_ai.output.messages`), in the JSON form of
 /// the GenAI conventions (`[{"role": "user", "parts": [{"type": "text", "content": ..}]}]`);
 /// a tool call's span has its arguments (`gen_ai.tool.call.arguments`) and result
 /// (`gen_ai.tool.call.result`). Content holds what your users wrote and what your tools

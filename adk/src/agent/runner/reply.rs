@@ -38,8 +38,10 @@ impl Runner {
             self.chain.before_model(cx, history).await?;
         }
 
+        // The history the request is made of (a `wrap_model` hook may send less).
+        let history = &self.run.history().messages;
+        let span = telemetry::model_span(iteration, self.tool_infos.len(), history);
         let request = self.model_request();
-        let span = telemetry::model_span(iteration, self.tool_infos.len(), &request.messages);
         self.lend_locals();
         let call = self.chain.model(request, self.audience.model());
         let response = InSpan::new(call, span.clone()).await;
