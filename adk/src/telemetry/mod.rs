@@ -116,6 +116,9 @@ pub(crate) fn record_model(provider: &str, model: &str) {
     #[cfg(feature = "tracing")]
     {
         let span = tracing::Span::current();
+        if span.is_disabled() {
+            return;
+        }
         span.record("gen_ai.provider.name", provider);
         if !model.is_empty() {
             span.record("gen_ai.request.model", model);
