@@ -34,8 +34,7 @@
 
 use std::fmt;
 
-use opentelemetry::propagation::TextMapPropagator;
-use opentelemetry::trace::{TraceContextExt, TracerProvider};
+use opentelemetry::trace::TracerProvider;
 use opentelemetry_otlp::{Protocol, SpanExporter, WithExportConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkError;
@@ -203,6 +202,9 @@ pub enum Error {
 /// The caller's span a request's `traceparent` names, when it names a valid one.
 #[cfg(feature = "server")]
 pub(crate) fn remote_parent(headers: &http::HeaderMap) -> Option<opentelemetry::Context> {
+    use opentelemetry::propagation::TextMapPropagator;
+    use opentelemetry::trace::TraceContextExt;
+
     headers.get("traceparent")?;
     let extractor = opentelemetry_http::HeaderExtractor(headers);
     let cx = TraceContextPropagator::new().extract(&extractor);
