@@ -58,7 +58,8 @@
 //! | `openai` | no | `providers::openai`: a model for OpenAI-compatible servers (reqwest, rustls) |
 //! | `openai-responses` | no | `providers::openai::responses`: a model for OpenAI's Responses API, reasoning kept across turns (with `openai`) |
 //! | `mcp` | no | `providers::mcp`: tools from MCP servers (rmcp) |
-//! | `tracing` | no | a span per run, model call and tool call, with `gen_ai.*` attributes |
+//! | `tracing` | no | a span per run, model call and tool call, with `gen_ai.*` attributes (`telemetry`) |
+//! | `otel` | no | `telemetry::otlp`: the spans exported over OTLP/HTTP; the server continues a request's `traceparent` |
 //! | `cassette` | no | `testing::cassette`: a real model's calls recorded to a file (secrets scrubbed) and replayed in tests, with a diff when a request drifts |
 //! | `config` | no | `file`: agents described in YAML files, loaded with the program's own tools and handlers (saphyr, strsim) |
 //! | `eval` | no | `eval`: eval sets run against an agent and scored, reports as JSON and HTML (regex, jsonschema); with `config`, `file::EvalSetFile` |

@@ -15,7 +15,8 @@
 //! - [`wire`] is the versioned JSON form of a run's events and result; `server` (feature
 //!   `server`) serves agents over HTTP with it.
 //! - [`providers`] has a model for OpenAI-compatible servers (feature `openai`) and tools
-//!   from MCP servers (feature `mcp`); `tracing` adds spans with `gen_ai.*` attributes.
+//!   from MCP servers (feature `mcp`); `tracing` adds spans with `gen_ai.*` attributes
+//!   (`telemetry`), and `otel` exports them over OTLP.
 //!
 //! # Example
 //!
@@ -76,6 +77,9 @@ pub mod output;
 pub mod providers;
 #[cfg(feature = "server")]
 pub mod server;
+#[cfg(feature = "tracing")]
+pub mod telemetry;
+#[cfg(not(feature = "tracing"))]
 mod telemetry;
 pub mod testing;
 pub mod tool;

@@ -69,6 +69,7 @@ async fn runs_model_calls_and_tool_calls_get_gen_ai_spans() {
         Turn::text("done"),
     ]);
     let agent = Agent::builder(model)
+        .name("desk")
         .tool(text_tool("lookup", "found"))
         .tool(failing_tool("broken", "nope"))
         .build()
@@ -93,6 +94,7 @@ async fn runs_model_calls_and_tool_calls_get_gen_ai_spans() {
     let runs = named("invoke_agent");
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].fields["gen_ai.operation.name"], "invoke_agent");
+    assert_eq!(runs[0].fields["gen_ai.agent.name"], "desk");
 
     let chats = named("chat");
     assert_eq!(chats.len(), 2, "one span per model call");
@@ -100,6 +102,17 @@ async fn runs_model_calls_and_tool_calls_get_gen_ai_spans() {
         assert_eq!(chat.parent.as_deref(), Some("invoke_agent"));
         assert_eq!(chat.fields["gen_ai.operation.name"], "chat");
         assert_eq!(chat.fields["adk.iteration"], (i + 1).to_string());
+        assert_eq!(chat.fields["gen_ai.provider.name"], "scripted");
+        // Content only when the program opts in.
+        assert!(!chat.fields.contains_key("gen_ai.input.messages"));
+    }
+    // With `otel`, finish reasons are OpenTelemetry's list attribute, not a field
+    // (tests/phoenix reads them there).
+    #[cfg(not(feature = "otel"))]
+    {
+        let reasons = |i: usize| chats[i].fields["gen_ai.response.finish_reasons"].clone();
+        assert_eq!(reasons(0), "tool_calls");
+        assert_eq!(reasons(1), "stop");
     }
 
     let mut tools = named("execute_tool");
@@ -112,4 +125,26 @@ async fn runs_model_calls_and_tool_calls_get_gen_ai_spans() {
     assert!(!tools[0].fields.contains_key("error.type"));
     assert_eq!(tools[1].fields["gen_ai.tool.name"], "broken");
     assert_eq!(tools[1].fields["error.type"], "tool_error");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_failed_model_call_marks_its_span_and_its_run_with_the_error() {
+    let recorder = Recorder::default();
+    let _default = tracing::subscriber::set_default(Registry::default().with(recorder.clone()));
+
+    let agent = Agent::builder(ScriptedModel::new([Turn::error("overloaded")]))
+        .build()
+        .unwrap();
+    let error = agent.run(AgentRequest::user("go")).await.unwrap_err();
+    assert_eq!(error.code(), "model_failed");
+
+    let spans = recorder.0.lock().unwrap();
+    let span = |name: &str| {
+        let found = spans.iter().find(|(_, s)| s.name == name);
+        found.map(|(_, s)| s.fields.clone()).unwrap()
+    };
+    for name in ["chat", "invoke_agent"] {
+        assert_eq!(span(name)["error.type"], "model_failed", "{name}");
+        assert_eq!(span(name)["otel.status_code"], "error", "{name}");
+    }
 }

@@ -133,19 +133,21 @@ impl AgentRun {
     /// Starts a run of the agent for the request: its runner's steps, as events.
     pub(super) fn start(agent: Arc<AgentInner>, request: AgentRequest) -> Self {
         let (timeout, meter) = (agent.run_timeout, RunMeter::start(&agent.name));
+        let span = telemetry::run_span(&agent.name, request.thread());
         let runner = Runner::for_request(agent, request);
         let audience = runner.audience().clone();
-        AgentRun::new(events(runner), timeout, audience, meter)
+        AgentRun::new(events(runner), timeout, audience, span, meter)
     }
 
     fn new(
         events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
         timeout: Option<Duration>,
         audience: RunShared,
+        span: telemetry::Span,
         meter: RunMeter,
     ) -> Self {
         AgentRun {
-            events: Some(InSpan::new(events.boxed(), telemetry::run_span())),
+            events: Some(InSpan::new(events.boxed(), span)),
             deadline: timeout.map_or(Deadline::None, Deadline::Armed),
             audience: Some(audience),
             meter,
@@ -178,7 +180,7 @@ impl AgentRun {
         events: impl Stream<Item = Result<AgentEvent, AgentError>> + Send + 'static,
     ) -> Self {
         AgentRun {
-            events: Some(InSpan::new(events.boxed(), telemetry::run_span())),
+            events: Some(InSpan::new(events.boxed(), telemetry::composed_run_span())),
             deadline: Deadline::None,
             audience: None,
             meter: RunMeter::default(),

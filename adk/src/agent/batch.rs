@@ -405,6 +405,7 @@ fn finished(call: Call, started: Instant, outcome: Result<ToolOutput, BoxError>)
             Err(fatal) => return CallEvent::Fatal(fatal),
         },
     };
+    telemetry::record_tool_content(&call.call, &content);
     if call.returns_directly && finish.is_none() {
         finish = Some(Finish::WithResult);
     }

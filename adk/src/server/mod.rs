@@ -142,6 +142,8 @@ mod shown;
 mod shutdown;
 mod state;
 mod threads;
+#[cfg(feature = "otel")]
+mod trace;
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -15,8 +15,8 @@ use super::{agents, agui, identity, limit, openai, page, runs, threads};
 /// The server's routes: the agent routes (AG-UI's among them) and the OpenAI-compatible
 /// ones behind the identity middleware, then the rate of each principal (when it is
 /// limited); health, readiness, the page and the metrics (when on, unless they require
-/// an identity) without them; JSON errors for
-/// unknown paths and methods; the body limit around all.
+/// an identity) without them; JSON errors for unknown paths and methods; the body limit
+/// around all, and (feature `otel`) the caller's trace context.
 pub(crate) fn routes(state: AppState) -> Router {
     let mut agents = Router::new()
         .route("/agents", get(agents::list))
@@ -61,12 +61,15 @@ pub(crate) fn routes(state: AppState) -> Router {
     if state.page {
         open = open.route("/", get(page::show));
     }
-    open.merge(agents)
+    let routes = open
+        .merge(agents)
         .merge(openai)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(state.limits.body_bytes))
-        .with_state(state)
+        .layer(DefaultBodyLimit::max(state.limits.body_bytes));
+    #[cfg(feature = "otel")]
+    let routes = routes.layer(middleware::from_fn(super::trace::continue_trace));
+    routes.with_state(state)
 }
 
 async fn not_found() -> ApiError {

@@ -55,6 +55,7 @@ use crate::message::ToolCall;
 use crate::model::ModelDelta;
 use crate::model::ModelRequest;
 use crate::model::ModelResponse;
+use crate::model::Usage;
 
 /// One scripted answer of a [`ScriptedModel`].
 #[derive(Debug, Clone)]
@@ -66,6 +67,8 @@ pub struct Turn {
     delay: Option<Duration>,
     error: Option<String>,
     fails_at_call: bool,
+    /// Boxed: the turns without (most) clone and move one word, not 80 bytes.
+    usage: Option<Box<(Option<String>, Usage)>>,
 }
 
 impl Turn {
@@ -78,6 +81,7 @@ impl Turn {
             delay: None,
             error: None,
             fails_at_call: false,
+            usage: None,
         }
     }
 
@@ -180,6 +184,28 @@ impl Turn {
         self
     }
 
+    /// Reports what the reply used, and the model that answered: with a whole reply, as
+    /// [`ModelResponse::with_usage`] does; streamed, as a last [`ModelDelta::Usage`].
+    ///
+    /// ```
+    /// use tower_adk::model::Usage;
+    /// use tower_adk::testing::{ScriptedModel, Turn};
+    /// use tower_adk::{Agent, AgentRequest};
+    ///
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let turn = Turn::text("hi").with_usage(Some("small-1".into()), Usage::new(12, 3, 15));
+    /// let agent = Agent::builder(ScriptedModel::new([turn])).build()?;
+    /// let result = agent.run(AgentRequest::user("hello")).await?;
+    /// assert_eq!(result.usage.total.prompt_tokens, 12);
+    /// assert_eq!(result.usage.by_model["small-1"].completion_tokens, 3);
+    /// # Ok::<_, tower_adk::BoxError>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn with_usage(mut self, model: Option<String>, usage: Usage) -> Self {
+        self.usage = Some(Box::new((model, usage)));
+        self
+    }
+
     /// Streams the text, then fails with this message instead of finishing.
     pub fn then_error(mut self, message: impl Into<String>) -> Self {
         self.streamed = true;
@@ -209,7 +235,11 @@ impl Turn {
                 content
             };
             let message = Message::assistant_with_calls(content, self.calls);
-            return Ok(ModelResponse::message(message));
+            let response = ModelResponse::message(message);
+            return Ok(match self.usage.map(|usage| *usage) {
+                Some((model, usage)) => response.with_usage(model, usage),
+                None => response,
+            });
         }
         let parts = self.parts.into_iter().map(|part| {
             Ok(match part {
@@ -223,14 +253,21 @@ impl Turn {
             .into_iter()
             .enumerate()
             .map(|(i, c)| Ok(ModelDelta::tool_call(i, c)));
+        let usage = (self.usage.into_iter()).map(|usage| {
+            Ok(ModelDelta::Usage {
+                model: usage.0,
+                usage: usage.1,
+            })
+        });
         let error = self.error.map(|e| Err(BoxError::from(ScriptedError(e))));
-        let deltas =
-            futures::stream::iter(text.chain(calls).chain(error)).then(move |delta| async move {
+        let deltas = futures::stream::iter(text.chain(calls).chain(usage).chain(error)).then(
+            move |delta| async move {
                 if let Some(delay) = delay {
                     tokio::time::sleep(delay).await;
                 }
                 delta
-            });
+            },
+        );
         Ok(ModelResponse::stream(deltas))
     }
 }
@@ -325,6 +362,7 @@ impl Service<ModelRequest> for ScriptedModel {
     }
 
     fn call(&mut self, request: ModelRequest) -> Self::Future {
+        crate::telemetry::record_model("scripted", "scripted");
         let turn = match &self.per_run {
             Some(turns) => {
                 let index = request.messages.iter().filter(|m| m.is_assistant()).count();

@@ -187,6 +187,16 @@ fn main() -> ExitCode {
             return Failure::Run.into();
         }
     };
+    // With the `otel` feature, runs are exported when the environment names a collector
+    // (OTEL_EXPORTER_OTLP_ENDPOINT); the guard sends what is left when the command ends.
+    #[cfg(feature = "otel")]
+    let _exporter = match tower_adk::telemetry::otlp::install_from_env() {
+        Ok(guard) => guard,
+        Err(error) => {
+            screen::error(format_args!("cannot export traces: {error}"));
+            return Failure::Run.into();
+        }
+    };
     let outcome = match cli.command {
         Command::Check { files } => runtime.block_on(check::check(&files)),
         Command::Run {

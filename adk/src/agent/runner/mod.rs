@@ -34,7 +34,7 @@ use crate::config::AgentConfig;
 use crate::context::Scope;
 use crate::handler::{Chain, Hook};
 use crate::message::Messages;
-use crate::telemetry::metrics;
+use crate::telemetry::{self, metrics};
 use crate::tool::{Tool, ToolInfo};
 
 /// A run in progress: its data, and what it runs with.
@@ -179,6 +179,8 @@ impl Runner {
         };
         if let Some((id, decisions)) = origin.resume {
             check_thread(&id.thread)?;
+            telemetry::record_thread(&id.thread);
+            telemetry::decided(&decisions);
             let resume = Resume::open(&*store, id, decisions, &asker).await?;
             let extensions = Arc::unwrap_or_clone(extensions);
             let (run, taken) = resume.take_up(&self.agent.name, &self.agent.kept, extensions);
@@ -275,6 +277,7 @@ impl Runner {
             .audience
             .listening()
             .then(|| AgentEvent::Interrupt(Box::new(pending.clone())));
+        telemetry::interrupted(std::slice::from_ref(&pending));
         self.durable_mut().raise([pending]);
         Ok(event)
     }
@@ -283,6 +286,7 @@ impl Runner {
     /// the error back.
     #[cold]
     pub(super) async fn fail(&mut self, error: AgentError) -> AgentError {
+        telemetry::record_error(error.code());
         if let Some(durable) = &mut self.durable {
             durable.fail(&self.run, &error).await;
         }

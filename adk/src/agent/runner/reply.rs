@@ -20,7 +20,8 @@ use crate::telemetry::{self, InSpan};
 /// A reply that streams: what came so far, and the rest.
 pub(super) struct Streaming {
     reply: MessageAccumulator,
-    deltas: BoxStream<'static, Result<ModelDelta, BoxError>>,
+    /// In the call's span, which ends with the reply.
+    deltas: InSpan<BoxStream<'static, Result<ModelDelta, BoxError>>>,
     /// The call, until its stream ends.
     call: ModelCall,
 }
@@ -40,22 +41,28 @@ impl Runner {
             self.chain.before_model(cx, history).await?;
         }
 
-        let span = telemetry::model_span(iteration, self.tool_infos.len());
+        // The history the request is made of (a `wrap_model` hook may send less).
+        let history = &self.run.history().messages;
+        let span = telemetry::model_span(iteration, self.tool_infos.len(), history);
         let request = self.model_request();
         self.lend_locals();
         let (timed, call) = (
             ModelCall::start(),
             self.chain.model(request, self.audience.model()),
         );
-        let response = InSpan::new(call, span).await;
+        let response = InSpan::new(call, span.clone()).await;
         self.take_locals_back();
         let response = response.map_err(AgentError::from_chain);
-        let response = response.inspect_err(|e| timed.failed(&self.agent.name, e))?;
+        let response = response.inspect_err(|e| {
+            timed.failed(&self.agent.name, e);
+            telemetry::record_failure(&span, e.code());
+        })?;
         self.run
             .set_model_calls(self.model_calls + self.audience.model_calls());
         match response.into_whole() {
             Ok((reply, metered)) => {
                 timed.end(&self.agent.name, None);
+                telemetry::record_reply(&span, &reply);
                 let listening = self.audience.listening() && !reply.content().is_empty();
                 let text = listening.then(|| AgentEvent::TextDelta(reply.content().to_owned()));
                 self.run.history_mut().messages.push(reply);
@@ -63,6 +70,7 @@ impl Runner {
                 let Some(metered) = metered else {
                     return Ok(text);
                 };
+                telemetry::record_usage(&span, metered.model.as_deref(), &metered.usage);
                 let usage = self.take_usage(metered.model, metered.usage);
                 if text.is_none() {
                     return Ok(usage);
@@ -72,6 +80,7 @@ impl Runner {
             }
             Err(deltas) => {
                 let reply = MessageAccumulator::default();
+                let deltas = InSpan::new(deltas, span);
                 let streaming = Streaming {
                     reply,
                     deltas,
@@ -99,13 +108,17 @@ impl Runner {
                 streaming.reply.push(ModelDelta::Reasoning(piece));
                 Ok(event)
             }
-            Some(Ok(ModelDelta::Usage { model, usage })) => Ok(self.take_usage(model, usage)),
+            Some(Ok(ModelDelta::Usage { model, usage })) => {
+                telemetry::record_usage(streaming.deltas.span(), model.as_deref(), &usage);
+                Ok(self.take_usage(model, usage))
+            }
             Some(Ok(delta)) => {
                 streaming.reply.push(delta);
                 Ok(None)
             }
             Some(Err(error)) => {
                 streaming.call.end(&self.agent.name, Some("model_failed"));
+                telemetry::record_failure(streaming.deltas.span(), "model_failed");
                 Err(AgentError::Model(error))
             }
             None => {
@@ -113,10 +126,9 @@ impl Runner {
                     return Ok(None);
                 };
                 streaming.call.end(&self.agent.name, None);
-                self.run
-                    .history_mut()
-                    .messages
-                    .push(streaming.reply.finish());
+                let reply = streaming.reply.finish();
+                telemetry::record_reply(streaming.deltas.span(), &reply);
+                self.run.history_mut().messages.push(reply);
                 self.run.set_step(RunStep::AfterModel);
                 Ok(None)
             }

@@ -18,6 +18,7 @@ use crate::agent::interrupts;
 use crate::agent::result::RunStatus;
 use crate::agent::run::RunStep;
 use crate::message::Message;
+use crate::telemetry;
 use crate::tool::{Finish, ToolRecord};
 
 impl Runner {
@@ -143,6 +144,7 @@ impl Runner {
         } else {
             Vec::new()
         };
+        telemetry::interrupted(&raised);
         self.durable_mut().raise(raised);
         let first = (!events.is_empty()).then(|| events.remove(0));
         if let (Work::Tools(calls), false) = (&mut self.work, events.is_empty()) {

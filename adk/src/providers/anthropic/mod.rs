@@ -224,6 +224,7 @@ impl Service<ModelRequest> for AnthropicModel {
     }
 
     fn call(&mut self, request: ModelRequest) -> Self::Future {
+        crate::telemetry::record_model("anthropic", &self.shared.endpoint.model);
         ResponseFuture::new(Arc::clone(&self.shared).complete(request))
     }
 }

@@ -252,6 +252,7 @@ impl Service<ModelRequest> for GeminiModel {
     }
 
     fn call(&mut self, request: ModelRequest) -> Self::Future {
+        crate::telemetry::record_model("gcp.gemini", &self.shared.endpoint.model);
         ResponseFuture::new(Arc::clone(&self.shared).complete(request))
     }
 }

@@ -226,6 +226,7 @@ impl Service<ModelRequest> for OpenAiModel {
     }
 
     fn call(&mut self, request: ModelRequest) -> Self::Future {
+        crate::telemetry::record_model("openai", &self.shared.endpoint.model);
         ResponseFuture::new(Arc::clone(&self.shared).complete(request))
     }
 }

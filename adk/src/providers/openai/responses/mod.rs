@@ -219,6 +219,7 @@ impl Service<ModelRequest> for ResponsesModel {
     }
 
     fn call(&mut self, request: ModelRequest) -> Self::Future {
+        crate::telemetry::record_model("openai", &self.shared.endpoint.model);
         ResponseFuture::new(Arc::clone(&self.shared).complete(request))
     }
 }
