@@ -100,7 +100,7 @@ impl EvalReport {
             },
             Chart {
                 id: "latency",
-                title: "Latency per case",
+                title: "Latency per case (ms)",
                 unit: " ms",
                 max: None,
                 labels: labels.to_vec(),
@@ -169,7 +169,7 @@ impl EvalReport {
             },
             Chart {
                 id: "baseline-latency",
-                title: "Latency: baseline and this run",
+                title: "Latency: baseline and this run (ms)",
                 unit: " ms",
                 max: None,
                 labels: labels.to_vec(),
