@@ -8,7 +8,9 @@ use super::agent::{LoadedAgent, Parts};
 use super::agent_file::AgentFile;
 use super::error::{FileErrors, LoadError, Problem};
 use super::registry::Registry;
-use super::spec::{ModelSpec, Provider, Spec, StoreSpec};
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+use super::spec::Provider;
+use super::spec::{ModelSpec, Spec, StoreSpec};
 use super::{check, handlers};
 
 impl AgentFile {
@@ -142,6 +144,7 @@ fn hosted(spec: &Spec) -> Result<adk::BoxModel, LoadError> {
         ));
     };
     // Each builder takes the same connection settings.
+    #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
     macro_rules! connect {
         ($builder:expr) => {{
             let mut builder = $builder;
