@@ -58,6 +58,10 @@ pub struct AgentRun {
     /// `None` for a run made from a stream of events ([`AgentRun::from_events`]).
     audience: Option<RunShared>,
     /// The run, as the metrics count it (empty without the `metrics` feature).
+    #[cfg_attr(
+        not(feature = "metrics"),
+        allow(dead_code, reason = "read only to count the run's end")
+    )]
     meter: RunMeter,
 }
 
@@ -227,8 +231,34 @@ impl Stream for AgentRun {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let poll = self.poll_events(cx);
-        self.meter.saw(&poll);
+        #[cfg(feature = "metrics")]
+        if let Some((status, waiting)) = ending(&poll) {
+            self.meter.finished(status, waiting);
+        }
         poll
+    }
+}
+
+/// How the run's last event ends it, for its meter: the status it ended with (as the
+/// metrics name it) and the interrupts it stopped at; `None` for any other event.
+#[cfg(feature = "metrics")]
+fn ending(poll: &Poll<Option<Result<AgentEvent, AgentError>>>) -> Option<(&'static str, usize)> {
+    use super::RunStatus;
+    match poll {
+        Poll::Ready(Some(Ok(AgentEvent::Completed(result)))) => {
+            let status = match result.status {
+                RunStatus::Completed => "completed",
+                RunStatus::Degraded => "degraded",
+                RunStatus::Interrupted => "interrupted",
+            };
+            Some((status, result.interrupts.len()))
+        }
+        Poll::Ready(Some(Err(error))) => Some(match error {
+            AgentError::Timeout { .. } => ("timeout", 0),
+            AgentError::Cancelled { .. } => ("cancelled", 0),
+            _ => ("failed", 0),
+        }),
+        _ => None,
     }
 }
 

@@ -31,6 +31,18 @@ pub enum CheckpointStatus {
     Failed,
 }
 
+impl CheckpointStatus {
+    /// Its name, as it is written (`running`, `interrupted`, `completed`, `failed`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckpointStatus::Running => "running",
+            CheckpointStatus::Interrupted => "interrupted",
+            CheckpointStatus::Completed => "completed",
+            CheckpointStatus::Failed => "failed",
+        }
+    }
+}
+
 /// One record of a thread: a run's state at a point, with what resuming it needs.
 ///
 /// Written as JSON with the [format version](FORMAT) first: `{"format": 2, ...}`.

@@ -441,7 +441,12 @@ impl Durable {
             .store
             .append_owned(thread, owner, self.head, bytes)
             .await;
-        metrics::checkpoint_written(self.store.kind(), status, now.elapsed(), appended.is_ok());
+        metrics::checkpoint_written(
+            self.store.kind(),
+            status.as_str(),
+            now.elapsed(),
+            appended.is_ok(),
+        );
         let version = appended.map_err(|error| self.unwritten(error))?;
         self.head = Some(version);
         self.claimed = true;

@@ -69,6 +69,8 @@ mod executor;
 mod interrupts;
 mod layer;
 mod merge;
+#[cfg(all(test, feature = "metrics"))]
+mod metrics_tests;
 mod request;
 mod result;
 mod resume;

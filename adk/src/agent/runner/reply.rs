@@ -54,7 +54,7 @@ impl Runner {
         self.take_locals_back();
         let response = response.map_err(AgentError::from_chain);
         let response = response.inspect_err(|e| {
-            timed.failed(&self.agent.name, e);
+            timed.end(&self.agent.name, Some(e.code()));
             telemetry::record_failure(&span, e.code());
         })?;
         self.run

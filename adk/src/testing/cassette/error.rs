@@ -26,12 +26,14 @@ pub enum CassetteError {
         source: serde_json::Error,
     },
     /// The file was written by a version of the format this one does not read.
-    #[error("cassette {} has version {found}; this version of tower-adk reads version {}", path.display(), super::file::VERSION)]
+    #[error("cassette {} has version {found}; this version of tower-adk reads version {reads}", path.display())]
     UnsupportedVersion {
         /// The cassette's file.
         path: PathBuf,
         /// The version the file says.
         found: u32,
+        /// The version this one reads.
+        reads: u32,
     },
     /// A request differs from every recorded one that is left; `diff` is a unified diff
     /// of the recorded request (`-`) and this one (`+`), in their canonical JSON.

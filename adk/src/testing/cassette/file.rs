@@ -105,6 +105,7 @@ impl CassetteFile {
             return Err(CassetteError::UnsupportedVersion {
                 path: path.to_owned(),
                 found: file.version,
+                reads: VERSION,
             });
         }
         Ok(file)
