@@ -1,34 +1,16 @@
 //! `adk serve`: prints its address, answers `GET /agents` and a run, and stops on
 //! SIGINT with exit status 0.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::io::{BufRead, BufReader, Lines};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
 use crate::support::{PATIENCE, adk};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn serve_answers_runs_and_stops_on_ctrl_c() {
-    let mut server = Stopped(
-        adk()
-            .args([
-                "serve",
-                "tests/cli/agents/desk.yaml",
-                "--addr",
-                "127.0.0.1:0",
-            ])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("adk starts"),
-    );
+    let (mut server, base, lines) = serve("tests/cli/agents/desk.yaml", &[], &[]);
     let server = &mut server.0;
-    let stdout = server.stdout.take().expect("piped");
-    let mut lines = BufReader::new(stdout).lines();
-    let first = lines.next().expect("a line").expect("text");
-    let base = first
-        .split_once("serving on ")
-        .map(|(_, url)| url.trim().to_owned())
-        .unwrap_or_else(|| panic!("no address in {first:?}"));
 
     let client = reqwest::Client::new();
     let agents: serde_json::Value = client
@@ -76,6 +58,32 @@ async fn serve_answers_runs_and_stops_on_ctrl_c() {
     assert!(rest.iter().any(|line| line.contains("stopped")), "{rest:?}");
 }
 
+/// Starts `adk serve FILE --addr 127.0.0.1:0 ARGS` with `env`: the server (killed when
+/// dropped), the address it printed first, and the rest of its output's lines.
+fn serve(
+    file: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Stopped, String, Lines<BufReader<ChildStdout>>) {
+    let mut server = Stopped(
+        adk()
+            .args(["serve", file, "--addr", "127.0.0.1:0"])
+            .args(args)
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("adk starts"),
+    );
+    let stdout = server.0.stdout.take().expect("piped");
+    let mut lines = BufReader::new(stdout).lines();
+    let first = lines.next().expect("a line").expect("text");
+    let base = first
+        .split_once("serving on ")
+        .map(|(_, url)| url.trim().to_owned())
+        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    (server, base, lines)
+}
+
 /// The server, killed if a failed test left it running.
 struct Stopped(Child);
 
@@ -88,29 +96,8 @@ impl Drop for Stopped {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn serve_with_tokens_lets_in_only_their_holders() {
-    let mut server = Stopped(
-        adk()
-            .args([
-                "serve",
-                "tests/cli/agents/desk.yaml",
-                "--addr",
-                "127.0.0.1:0",
-            ])
-            .env("ADK_TOKENS", "t0ken-clerk=clerk,t0ken-guest=guest")
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("adk starts"),
-    );
-    let stdout = server.0.stdout.take().expect("piped");
-    let first = BufReader::new(stdout)
-        .lines()
-        .next()
-        .expect("a line")
-        .expect("text");
-    let base = first
-        .split_once("serving on ")
-        .map(|(_, url)| url.trim().to_owned())
-        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    let tokens = [("ADK_TOKENS", "t0ken-clerk=clerk,t0ken-guest=guest")];
+    let (_server, base, _) = serve("tests/cli/agents/desk.yaml", &[], &tokens);
     let client = reqwest::Client::new();
     let anonymous = client
         .get(format!("{base}/agents"))
@@ -131,27 +118,8 @@ async fn serve_with_tokens_lets_in_only_their_holders() {
 /// counts the runs it served.
 #[tokio::test(flavor = "multi_thread")]
 async fn serve_with_metrics_serves_them_to_token_holders() {
-    let mut server = Stopped(
-        adk()
-            .args([
-                "serve",
-                "tests/cli/agents/desk.yaml",
-                "--addr",
-                "127.0.0.1:0",
-                "--metrics",
-            ])
-            .env("ADK_TOKENS", "t0ken-clerk=clerk")
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("adk starts"),
-    );
-    let stdout = server.0.stdout.take().expect("piped");
-    let mut lines = BufReader::new(stdout).lines();
-    let first = lines.next().expect("a line").expect("text");
-    let base = first
-        .split_once("serving on ")
-        .map(|(_, url)| url.trim().to_owned())
-        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    let tokens = [("ADK_TOKENS", "t0ken-clerk=clerk")];
+    let (_server, base, mut lines) = serve("tests/cli/agents/desk.yaml", &["--metrics"], &tokens);
     let listed: Vec<String> = lines.by_ref().take(2).map(|l| l.expect("text")).collect();
     assert!(
         listed
@@ -193,28 +161,7 @@ async fn serve_with_metrics_serves_them_to_token_holders() {
 /// next, as `adk run`'s do: the second message makes the booking in the first one's city.
 #[tokio::test(flavor = "multi_thread")]
 async fn serve_keeps_a_threads_slots_between_its_runs() {
-    let mut server = Stopped(
-        adk()
-            .args([
-                "serve",
-                "examples/agents/booking.yaml",
-                "--addr",
-                "127.0.0.1:0",
-            ])
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("adk starts"),
-    );
-    let stdout = server.0.stdout.take().expect("piped");
-    let first = BufReader::new(stdout)
-        .lines()
-        .next()
-        .expect("a line")
-        .expect("text");
-    let base = first
-        .split_once("serving on ")
-        .map(|(_, url)| url.trim().to_owned())
-        .unwrap_or_else(|| panic!("no address in {first:?}"));
+    let (_server, base, _) = serve("examples/agents/booking.yaml", &[], &[]);
     let client = reqwest::Client::new();
     let mut last = serde_json::Value::Null;
     for input in ["A room in Paris", "3 nights, double"] {
