@@ -23,6 +23,22 @@ pub(crate) struct Nodes<'t> {
     pub(crate) problems: Vec<Problem>,
 }
 
+impl Nodes<'_> {
+    /// Adds the problems found loading a file that holds one document (`what`, e.g.
+    /// "an agent file") to `problems`: the loader's own, and one at a second document.
+    pub(crate) fn one_document(self, what: &str, problems: &mut Vec<Problem>) {
+        problems.extend(self.problems);
+        if let Some(extra) = self.documents.get(1) {
+            let message = format!("{what} holds one YAML document");
+            problems.push(Problem::new(
+                ProblemKind::Syntax,
+                super::yaml::location(extra),
+                message,
+            ));
+        }
+    }
+}
+
 /// Parses and loads `text`; the problems that stop it: a syntax error or a limit (with
 /// the tabs before it).
 pub(crate) fn load(text: &str) -> Result<Nodes<'_>, Vec<Problem>> {

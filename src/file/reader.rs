@@ -157,15 +157,7 @@ impl<'r> FileReader<'r> {
         let mut walk = Walk::new(&*self.env);
         let spec = parse::spec(&mut walk, root, base);
         let mut problems = walk.problems;
-        problems.extend(nodes.problems);
-        if let Some(extra) = nodes.documents.get(1) {
-            let at = super::yaml::location(extra);
-            problems.push(Problem::new(
-                ProblemKind::Syntax,
-                at,
-                "an agent file holds one YAML document",
-            ));
-        }
+        nodes.one_document("an agent file", &mut problems);
         if let Some(registry) = self.registry {
             check::registry_names(&spec, registry, &mut problems);
             if let Some(tools) = check::static_tools(&spec) {

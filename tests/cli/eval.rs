@@ -363,3 +363,19 @@ fn a_wrong_cassette_mode_is_a_usage_error() {
     assert_eq!(status, Some(2), "{output}");
     assert!(output.contains("ADK_CASSETTE_MODE"), "{output}");
 }
+
+#[test]
+fn an_eval_set_of_two_documents_is_refused_at_the_second() {
+    let set = out("two-documents.yaml");
+    std::fs::write(
+        &set,
+        "name: one\ncases:\n  - id: a\n    conversation:\n      - user: hi\n---\nname: two\n",
+    )
+    .unwrap();
+    let (_, stderr) = eval(&[AGENT, set.to_str().unwrap()], 2);
+    assert!(
+        stderr.contains("error[syntax]: an eval set holds one YAML document"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("two-documents.yaml:7:1"), "{stderr}");
+}

@@ -116,15 +116,7 @@ impl EvalSetFile {
         let mut walk = Walk::new(env);
         let (set, judge) = parse::eval_set(&mut walk, root);
         let mut problems = walk.problems;
-        problems.extend(nodes.problems);
-        if let Some(extra) = nodes.documents.get(1) {
-            let at = super::yaml::location(extra);
-            problems.push(Problem::new(
-                ProblemKind::Syntax,
-                at,
-                "an eval set holds one YAML document",
-            ));
-        }
+        nodes.one_document("an eval set", &mut problems);
         if !problems.is_empty() {
             return Err(fail(problems));
         }
