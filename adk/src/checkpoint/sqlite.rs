@@ -151,16 +151,18 @@ impl SqliteStore {
         let options = options
             .journal_mode(SqliteJournalMode::Wal)
             .busy_timeout(OPERATION_TIMEOUT);
-        let pool = SqlitePoolOptions::new()
-            .acquire_timeout(OPERATION_TIMEOUT)
-            .connect_with(options)
-            .await
-            .map_err(StoreError::backend)?;
-        sqlx::raw_sql(SCHEMA)
-            .execute(&pool)
-            .await
-            .map_err(StoreError::backend)?;
-        migrate(&pool).await.map_err(StoreError::backend)?;
+        // Another process (or store) opening the same file at the same moment may hold it
+        // while it turns the file to WAL or migrates it, which SQLite can answer with
+        // "database is locked" without waiting: try again, within the operation bound.
+        let started = std::time::Instant::now();
+        let pool = loop {
+            match prepare(options.clone()).await {
+                Err(error) if busy(&error) && started.elapsed() < OPERATION_TIMEOUT => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                prepared => break prepared.map_err(StoreError::backend)?,
+            }
+        };
         Ok(SqliteStore {
             pool,
             expire_after: None,
@@ -320,6 +322,26 @@ fn busy_timeout(limit: Duration) -> String {
         "PRAGMA busy_timeout = {}",
         limit.as_millis().min(i32::MAX as u128)
     )
+}
+
+/// A pool on the file, with its tables made and migrated.
+async fn prepare(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx::Error> {
+    let pool = SqlitePoolOptions::new()
+        .acquire_timeout(OPERATION_TIMEOUT)
+        .connect_with(options)
+        .await?;
+    sqlx::raw_sql(SCHEMA).execute(&pool).await?;
+    migrate(&pool).await?;
+    Ok(pool)
+}
+
+/// Whether SQLite said the file is busy (`SQLITE_BUSY`, or one of its extended codes).
+fn busy(error: &sqlx::Error) -> bool {
+    let sqlx::Error::Database(error) = error else {
+        return false;
+    };
+    let code = error.code().and_then(|code| code.parse::<i32>().ok());
+    code.is_some_and(|code| code & 0xff == 5)
 }
 
 /// Adds the owner columns and their index to a file of an earlier version, in one
