@@ -5,7 +5,8 @@
 -- last byte of the streamed body).
 --
 -- Environment: SERVE_BODY (the JSON body of a run), SERVE_DONE (text that only the body of
--- a run that finished holds, e.g. "event: completed").
+-- a run that finished holds, e.g. "event: completed"), and optionally SERVE_HEADER, one
+-- more request header as `Name: value` (A2A's `A2A-Version: 1.0`).
 local body = os.getenv("SERVE_BODY") or error("SERVE_BODY is not set")
 local done_marker = os.getenv("SERVE_DONE") or error("SERVE_DONE is not set")
 
@@ -13,6 +14,12 @@ wrk.method = "POST"
 wrk.body = body
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "text/event-stream"
+local extra = os.getenv("SERVE_HEADER")
+if extra then
+    local name, value = string.match(extra, "^([^:]+):%s*(.*)$")
+    if not name then error("SERVE_HEADER is not `Name: value`: " .. extra) end
+    wrk.headers[name] = value
+end
 
 -- Each wrk thread has a Lua state of its own: `setup` keeps them, `done` adds them up.
 local threads = {}
