@@ -96,6 +96,51 @@ mod sqlite {
         let _ = std::fs::remove_dir_all(file.parent().unwrap());
     }
 
+    /// An append is one script sent to SQLite at once (`BEGIN IMMEDIATE` ... `COMMIT`):
+    /// cut off anywhere in it, it must leave no transaction open on a connection of the
+    /// pool (which would hold the file's write lock, or run the next operation inside
+    /// it), and the thread's versions must stay whole: each append applied or not (one
+    /// cut off once sent may land after the next head was read: the next append is then
+    /// a conflict, as for any write whose outcome was unknown).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite_appends_cut_off_midway_leave_no_transaction_open() {
+        let file = servers::scratch("sqlite").join("checkpoints.db");
+        let store = SqliteStore::open(&file).await.unwrap();
+        let record = vec![7u8; 6_000];
+        let mut cut = 0;
+        for i in 0..200u64 {
+            let head = store.head("cut").await.unwrap().map(|r| r.version);
+            let append = store.append("cut", head, record.clone());
+            // From at once to well past an append's time, in 5 µs steps.
+            let bound = Duration::from_micros(i % 100 * 5);
+            match tokio::time::timeout(bound, append).await {
+                Ok(Ok(appended)) => assert_eq!(appended, head.unwrap_or(0) + 1),
+                Ok(Err(error)) => assert!(error.is_conflict(), "{error:?}"),
+                Err(_) => cut += 1,
+            }
+        }
+        println!("{cut} of 200 appends cut off");
+        assert!(cut > 0, "no append was cut off: the test proves nothing");
+        // Every version from 1 to the head, each once.
+        let versions = store.list("cut").await.unwrap();
+        let expected: Vec<u64> = (1..=versions.len() as u64).collect();
+        assert_eq!(versions, expected);
+        // Another store (another process) can write: no connection holds the lock.
+        let other = SqliteStore::open(&file)
+            .await
+            .unwrap()
+            .operation_timeout(Duration::from_secs(5));
+        let head = other.head("cut").await.unwrap().map(|r| r.version);
+        let appended = other.append("cut", head, record.clone()).await.unwrap();
+        assert_eq!(Some(appended - 1), head);
+        // And the first store goes on from there, on any of its connections.
+        for _ in 0..8 {
+            let head = store.head("cut").await.unwrap().map(|r| r.version);
+            store.append("cut", head, record.clone()).await.unwrap();
+        }
+        let _ = std::fs::remove_dir_all(file.parent().unwrap());
+    }
+
     #[test]
     fn sqlite_store_is_send_sync_clone_debug() {
         assert_store_type::<SqliteStore>();

@@ -8,7 +8,8 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
-use sqlx::{Sqlite, Transaction};
+use sqlx::pool::PoolConnection;
+use sqlx::{Row as _, Sqlite, Transaction};
 
 use super::bound::Sent;
 use super::sql::{self, Sql, SqlStore, Statements, failed, from_db};
@@ -58,9 +59,10 @@ static STATEMENTS: LazyLock<Statements> =
 ///
 /// The file is opened in WAL mode (readers do not wait for the writer) with full
 /// synchronous commits: an append that returned is on disk. Each append is one
-/// `BEGIN IMMEDIATE` transaction that reads the head and writes the record, so writers in
-/// other processes are refused with a conflict, never overwritten; the appends of one
-/// store take turns before they reach the file. Clones share the connection pool.
+/// `BEGIN IMMEDIATE` transaction that checks the head and writes the record, sent to
+/// SQLite as one script (one trip to the connection's thread), so writers in other
+/// processes are refused with a conflict, never overwritten; the appends of one store
+/// take turns before they reach the file. Clones share the connection pool.
 ///
 /// # Tables
 ///
@@ -79,9 +81,10 @@ static STATEMENTS: LazyLock<Statements> =
 /// Each operation ends within the store's [bound](Self::operation_timeout) (10 s unless
 /// set), its waits included: for its turn among the store's appends, for a connection,
 /// and for the lock of another process that writes to the file (SQLite's busy timeout
-/// is the bound too). A write that fails before its commit was sent was not applied
-/// ([`StoreError::Backend`]); one cut off while it commits may have been
-/// ([`StoreError::OutcomeUnknown`]).
+/// is three quarters of the bound, so that a locked file fails an append with SQLite's
+/// error before the bound cuts it off). A write that fails before its script was sent,
+/// or with SQLite's error, was not applied ([`StoreError::Backend`]); one cut off by the
+/// bound once sent may have been ([`StoreError::OutcomeUnknown`]).
 ///
 /// # Example
 ///
@@ -103,8 +106,10 @@ pub struct SqliteStore {
     pool: SqlitePool,
     expire_after: Option<Duration>,
     limit: Duration,
-    /// `PRAGMA busy_timeout` at the bound, which each append sets on its connection.
+    /// `PRAGMA busy_timeout` for the bound, which each write sets on its connection.
     busy_timeout: String,
+    /// The append's script ([`append_script`]), for the bound and the expiry.
+    append: String,
     writer: Arc<tokio::sync::Mutex<()>>,
 }
 
@@ -168,6 +173,7 @@ impl SqliteStore {
             expire_after: None,
             limit: OPERATION_TIMEOUT,
             busy_timeout: busy_timeout(OPERATION_TIMEOUT),
+            append: append_script(OPERATION_TIMEOUT, false),
             writer: Arc::default(),
         })
     }
@@ -175,6 +181,7 @@ impl SqliteStore {
     /// Records expire this long after they were written.
     pub fn expire_after(mut self, ttl: Duration) -> Self {
         self.expire_after = Some(ttl);
+        self.append = append_script(self.limit, true);
         self
     }
 
@@ -200,6 +207,7 @@ impl SqliteStore {
     pub fn operation_timeout(mut self, limit: Duration) -> Self {
         self.limit = limit;
         self.busy_timeout = busy_timeout(limit);
+        self.append = append_script(limit, self.expire_after.is_some());
         self
     }
 
@@ -235,6 +243,22 @@ impl SqliteStore {
     }
 }
 
+impl SqliteStore {
+    /// The version of the thread's newest live record, after an append found it was not
+    /// the one expected (for the conflict's error).
+    async fn found(&self, thread: &str, cutoff: i64) -> Result<Option<u64>, StoreError> {
+        let found: Option<i64> = sqlx::query_scalar(
+            "SELECT max(version) FROM checkpoints WHERE thread = ? AND written_at > ?",
+        )
+        .bind(thread)
+        .bind(cutoff)
+        .fetch_one(&self.pool)
+        .await
+        .map_err(StoreError::backend)?;
+        found.map(from_db).transpose()
+    }
+}
+
 impl SqlStore for SqliteStore {
     type Database = Sqlite;
 
@@ -255,58 +279,35 @@ impl SqlStore for SqliteStore {
         sent: &Sent,
     ) -> Result<u64, StoreError> {
         let _turn = self.writer.lock().await;
-        let mut tx = self.begin().await?;
         let (now, cutoff) = self.clock();
-        let found: Option<i64> = sqlx::query_scalar(
-            "SELECT max(version) FROM checkpoints WHERE thread = ? AND written_at > ?",
-        )
-        .bind(thread)
-        .bind(cutoff)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(StoreError::backend)?;
-        let found = found.map(from_db).transpose()?;
-        if found != expected {
-            let thread = thread.to_owned();
-            return Err(StoreError::Conflict {
-                thread,
-                expected,
-                found,
-            });
-        }
-        let new: i64 = sqlx::query_scalar(
-            "INSERT INTO threads (thread, last, owner, written_at) VALUES (?, 1, ?, ?)
-             ON CONFLICT (thread) DO UPDATE SET last = last + 1,
-                 owner = coalesce(excluded.owner, owner), written_at = excluded.written_at
-             RETURNING last",
-        )
-        .bind(thread)
-        .bind(owner)
-        .bind(now)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(StoreError::backend)?;
-        sqlx::query(
-            "INSERT INTO checkpoints (thread, version, bytes, written_at) VALUES (?, ?, ?, ?)",
-        )
-        .bind(thread)
-        .bind(new)
-        .bind(bytes)
-        .bind(now)
-        .execute(&mut *tx)
-        .await
-        .map_err(StoreError::backend)?;
-        if self.expire_after.is_some() {
-            sqlx::query("DELETE FROM checkpoints WHERE thread = ? AND written_at <= ?")
-                .bind(thread)
-                .bind(cutoff)
-                .execute(&mut *tx)
-                .await
-                .map_err(StoreError::backend)?;
-        }
+        let connection = self.pool.acquire().await.map_err(StoreError::backend)?;
+        let mut connection = Closing(Some(connection));
+        let Some(executor) = connection.0.as_deref_mut() else {
+            return Err(StoreError::backend("no connection"));
+        };
         sent.now();
-        tx.commit().await.map_err(|e| failed(sent, e))?;
-        from_db(new)
+        let rows = sqlx::query(&self.append)
+            .bind(thread)
+            .bind(owner)
+            .bind(now)
+            .bind(cutoff)
+            .bind(expected.map(sql::to_db))
+            .bind(bytes)
+            .fetch_all(executor)
+            .await
+            .map_err(|e| failed(sent, e))?;
+        connection.finished();
+        let appended = rows
+            .iter()
+            .find_map(|row| row.try_get::<i64, _>("version").ok());
+        match appended {
+            Some(version) => from_db(version),
+            None => Err(StoreError::Conflict {
+                thread: thread.to_owned(),
+                expected,
+                found: self.found(thread, cutoff).await?,
+            }),
+        }
     }
 
     async fn delete_now(&self, thread: &str, sent: &Sent) -> Result<bool, StoreError> {
@@ -316,18 +317,76 @@ impl SqlStore for SqliteStore {
     }
 }
 
-/// `PRAGMA busy_timeout` at `limit`.
+/// The append, as one script sent in one trip to the connection's thread: a
+/// `BEGIN IMMEDIATE` transaction whose first statement bumps the thread's `last` only
+/// when its newest live record is at the expected version (`$5`; compare-and-swap), and
+/// whose second writes the record at that version only when the first changed a row,
+/// returning it; with an expiry, then the thread's expired records deleted. No row back:
+/// a conflict, and nothing was written.
+///
+/// `$1` the thread, `$2` its owner (or null: it keeps the one it has), `$3` now, `$4`
+/// the cutoff of a live record, `$5` the expected version (or null), `$6` the bytes.
+fn append_script(limit: Duration, expires: bool) -> String {
+    let expired = if expires {
+        "DELETE FROM checkpoints WHERE thread = $1 AND written_at <= $4;"
+    } else {
+        ""
+    };
+    format!(
+        "{pragma};
+         BEGIN IMMEDIATE;
+         INSERT INTO threads (thread, last, owner, written_at)
+             SELECT $1, 1, $2, $3
+             WHERE (SELECT max(version) FROM checkpoints WHERE thread = $1 AND written_at > $4) IS $5
+         ON CONFLICT (thread) DO UPDATE SET last = last + 1,
+             owner = coalesce(excluded.owner, owner), written_at = excluded.written_at;
+         INSERT INTO checkpoints (thread, version, bytes, written_at)
+             SELECT $1, last, $6, $3 FROM threads WHERE thread = $1 AND changes() = 1
+             RETURNING version;
+         {expired}
+         COMMIT;",
+        pragma = busy_timeout(limit),
+    )
+}
+
+/// A connection that goes back to the pool only once the script it runs has
+/// [`finished`](Closing::finished): dropped before (the append cancelled or cut off by
+/// its bound, or failed midway), it is closed instead, which rolls back the transaction
+/// the script may have left open, so no other operation runs inside it.
+struct Closing(Option<PoolConnection<Sqlite>>);
+
+impl Closing {
+    /// The script ran to its end: the connection is fit for the pool again.
+    fn finished(&mut self) {
+        self.0.take();
+    }
+}
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        if let Some(connection) = self.0.as_mut() {
+            connection.close_on_drop();
+        }
+    }
+}
+
+/// `PRAGMA busy_timeout` at three quarters of `limit`: SQLite gives up waiting for another
+/// writer's lock (an error: nothing written) before the store's bound cuts the append off
+/// (after which the outcome is unknown).
 fn busy_timeout(limit: Duration) -> String {
     format!(
         "PRAGMA busy_timeout = {}",
-        limit.as_millis().min(i32::MAX as u128)
+        (limit.as_millis() * 3 / 4).min(i32::MAX as u128)
     )
 }
 
 /// A pool on the file, with its tables made and migrated.
 async fn prepare(options: SqliteConnectOptions) -> Result<SqlitePool, sqlx::Error> {
+    // A connection to a local file does not go stale: no round trip to test it before
+    // each operation.
     let pool = SqlitePoolOptions::new()
         .acquire_timeout(OPERATION_TIMEOUT)
+        .test_before_acquire(false)
         .connect_with(options)
         .await?;
     sqlx::raw_sql(SCHEMA).execute(&pool).await?;
