@@ -18,7 +18,10 @@
 //!
 //! Each round measures, for 1 and for 1,000 at a time: the agent in-process (`agent.run`,
 //! every event read; one task per concurrent caller, on the server's runtime), then the
-//! same runs over HTTP. The server, `wrk` and the in-process callers share the machine's
+//! same runs over HTTP, then the floor: a bare axum handler on the same `axum::serve`
+//! that answers every `POST` with the SSE events of one of our runs, the same bytes
+//! (captured from a run before the rounds), through axum's `Sse`, with no agent: what
+//! HTTP and SSE cost by themselves. The server, `wrk` and the in-process callers share the machine's
 //! cores. 3 rounds; the table gives each figure's median. Besides runs per second and
 //! latency, the CPU time this process used per run (user and system, all threads, from
 //! `/proc/self/stat`): over HTTP that is the server's share (wrk is another process); it
@@ -28,7 +31,8 @@
 //! waits 10 s holds `wrk`'s 1,000 connections open in the tool call (each stream has sent
 //! its first 5 events); the figure is (resident set of this process with all 1,000 open -
 //! resident set before) / 1,000: the connection, the run, its task and its replay log.
-//! `wrk` then closes them, and every run must be cancelled.
+//! `wrk` then closes them, and every run must be cancelled. The floor's figure is taken
+//! the same way, its handler sending the same first 5 events and then waiting 10 s.
 //!
 //! `cargo test --features server --bench serve` (no `--bench` argument) does a quick run
 //! instead: 10 connections for 1 s each, and asserts the same (no errors, runs done,
@@ -38,6 +42,7 @@
 
 mod workloads;
 
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::Command;
@@ -45,6 +50,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use axum::body::Bytes;
+use axum::response::sse::{Event, Sse};
+use axum::routing::post;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use tower_adk::server::{ServedAgent, Server};
@@ -148,11 +156,79 @@ fn serve(
     rt: &tokio::runtime::Runtime,
     server: Server,
 ) -> (SocketAddr, tokio::task::JoinHandle<()>) {
+    serve_router(rt, server.into_router())
+}
+
+/// The floor: what serving the same run costs with no agent at all. A bare axum handler
+/// (`POST /stream`) that answers with the same SSE events, of the same bytes (event
+/// names, ids and JSON, captured from a run of ours), one by one, through axum's `Sse`
+/// on the same `axum::serve`; and `POST /hold`, which sends the first 5 and then waits
+/// [`HOLD`] (counted in `open` meanwhile), as the `hold` agent's streams do.
+fn floor(events: Vec<Event>, open: Arc<AtomicUsize>) -> axum::Router {
+    let events: Arc<[Event]> = events.into();
+    let all = Arc::clone(&events);
+    axum::Router::new()
+        .route(
+            "/stream",
+            post(move |_: Bytes| {
+                let events = Arc::clone(&all);
+                async move {
+                    let events =
+                        (0..events.len()).map(move |i| Ok::<_, Infallible>(events[i].clone()));
+                    Sse::new(futures::stream::iter(events))
+                }
+            }),
+        )
+        .route(
+            "/hold",
+            post(move |_: Bytes| {
+                let (events, open) = (Arc::clone(&events), Arc::clone(&open));
+                async move {
+                    let first: Vec<_> = events
+                        .iter()
+                        .take(5)
+                        .cloned()
+                        .map(Ok::<_, Infallible>)
+                        .collect();
+                    let held = futures::stream::once(async move {
+                        let inside = Inside::enter(&open);
+                        tokio::time::sleep(HOLD).await;
+                        drop(inside);
+                        futures::stream::iter((5..events.len()).map(move |i| Ok(events[i].clone())))
+                    })
+                    .flatten();
+                    Sse::new(futures::stream::iter(first).chain(held))
+                }
+            }),
+        )
+}
+
+/// The events of a streamed body of ours, as axum `Event`s of the same bytes.
+fn events_of(body: &str) -> Vec<Event> {
+    body.split("\n\n")
+        .filter(|block| !block.trim().is_empty())
+        .map(|block| {
+            block.lines().fold(Event::default(), |event, line| {
+                match line.split_once(": ") {
+                    Some(("event", name)) => event.event(name),
+                    Some(("id", id)) => event.id(id),
+                    Some(("data", data)) => event.data(data),
+                    _ => panic!("a line of our SSE that the floor does not know: {line:?}"),
+                }
+            })
+        })
+        .collect()
+}
+
+/// Serves `router` on a free port of 127.0.0.1 until the task is aborted.
+fn serve_router(
+    rt: &tokio::runtime::Runtime,
+    router: axum::Router,
+) -> (SocketAddr, tokio::task::JoinHandle<()>) {
     let listener = rt
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .expect("a free port on 127.0.0.1");
     let addr = listener.local_addr().expect("the listener's address");
-    let router = server.into_router();
     let task = rt.spawn(async move {
         axum::serve(listener, router)
             .await
@@ -173,22 +249,48 @@ struct Figures {
     cpu_us_per_run: f64,
 }
 
-/// `wrk` against `url`: `connections` at a time for `secs`, the body posted each time.
-fn wrk(url: &str, connections: usize, secs: u64) -> (Figures, Value) {
+/// What `wrk` posts, where, and how it tells a run that finished.
+#[derive(Debug, Clone)]
+struct Target {
+    url: String,
+    body: String,
+    /// Text that only the body of a run that finished holds.
+    done: &'static str,
+    /// One more request header, `Name: value`.
+    header: Option<&'static str>,
+}
+
+impl Target {
+    /// A run of our own route, `POST /agents/{agent}/runs`.
+    fn runs(addr: SocketAddr, agent: &str) -> Self {
+        Target {
+            url: format!("http://{addr}/agents/{agent}/runs"),
+            body: json!({ "input": INPUT }).to_string(),
+            done: "event: completed",
+            header: None,
+        }
+    }
+}
+
+/// `wrk` against `target`: `connections` at a time for `secs`, its body posted each time.
+fn wrk(target: &Target, connections: usize, secs: u64) -> (Figures, Value) {
     let program = std::env::var("WRK").unwrap_or_else(|_| "wrk".to_owned());
     let threads = connections.clamp(1, 2);
-    let body = json!({ "input": INPUT }).to_string();
-    let output = Command::new(&program)
+    let mut command = Command::new(&program);
+    if let Some(header) = target.header {
+        command.env("SERVE_HEADER", header);
+    }
+    let output = command
         .args([
             format!("--threads={threads}"),
             format!("--connections={connections}"),
             format!("--duration={secs}s"),
             "--timeout=30s".to_owned(),
             format!("--script={SCRIPT}"),
-            url.to_owned(),
+            target.url.clone(),
         ])
-        .env("SERVE_BODY", body)
-        .env("SERVE_DONE", "event: completed")
+        .env("SERVE_BODY", &target.body)
+        .env("SERVE_DONE", target.done)
         .output()
         .unwrap_or_else(|e| {
             panic!("cannot start `{program}` ({e}): run scripts/setup-load, or set WRK")
@@ -308,17 +410,10 @@ struct Memory {
     open: usize,
 }
 
-/// Holds `streams` streamed runs open (wrk's connections, the `hold` agent's tool
-/// waiting) and samples the resident set; then checks that the runs wrk left behind were
-/// cancelled.
-fn memory_per_stream(rt: &tokio::runtime::Runtime, streams: usize) -> Memory {
-    let open = Arc::new(AtomicUsize::new(0));
-    let server = Server::new().agent(
-        "hold",
-        ServedAgent::new(agent("hold", holding_track(Arc::clone(&open)))),
-    );
-    let (addr, task) = serve(rt, server);
-    let url = format!("http://{addr}/agents/hold/runs");
+/// Holds `streams` streamed runs open on `target` (wrk's connections; the server counts
+/// in `open` those waiting) and samples the resident set; then checks that the runs wrk
+/// left behind were cancelled.
+fn memory_per_stream(target: &Target, open: &AtomicUsize, streams: usize) -> Memory {
     let wait_closed = || {
         let deadline = Instant::now() + Duration::from_secs(60);
         while open.load(Ordering::SeqCst) > 0 {
@@ -331,15 +426,14 @@ fn memory_per_stream(rt: &tokio::runtime::Runtime, streams: usize) -> Memory {
         }
     };
     // A few streams first: the runtime, the allocator and the server warm up.
-    wrk(&url, 10.min(streams), 1);
+    wrk(target, 10.min(streams), 1);
     wait_closed();
     std::thread::sleep(Duration::from_millis(200));
     let idle_kib = workloads::rss_kib("VmRSS");
 
-    let done = Arc::new(AtomicBool::new(false));
-    let sampler = {
-        let (open, done) = (Arc::clone(&open), Arc::clone(&done));
-        std::thread::spawn(move || {
+    let done = AtomicBool::new(false);
+    let (figures, (most, open_kib)) = std::thread::scope(|scope| {
+        let sampler = scope.spawn(|| {
             // The largest resident set seen while the most streams were open.
             let (mut most, mut kib) = (0, 0);
             while !done.load(Ordering::SeqCst) {
@@ -351,18 +445,17 @@ fn memory_per_stream(rt: &tokio::runtime::Runtime, streams: usize) -> Memory {
                 std::thread::sleep(Duration::from_millis(5));
             }
             (most, kib)
-        })
-    };
-    // Shorter than HOLD: every connection's first run is still in its tool when wrk
-    // closes the connections.
-    let secs = if streams > 100 { 5 } else { 2 };
-    let (figures, _) = wrk(&url, streams, secs);
-    done.store(true, Ordering::SeqCst);
-    let (most, open_kib) = sampler.join().expect("the sampler");
+        });
+        // Shorter than HOLD: every connection's first run is still waiting when wrk
+        // closes the connections.
+        let secs = if streams > 100 { 5 } else { 2 };
+        let (figures, _) = wrk(target, streams, secs);
+        done.store(true, Ordering::SeqCst);
+        (figures, sampler.join().expect("the sampler"))
+    });
     assert_eq!(figures.runs, 0, "a held run ended before wrk closed it");
-    assert_eq!(most, streams, "not every connection's run reached the tool");
+    assert_eq!(most, streams, "not every connection's run reached its wait");
     wait_closed();
-    task.abort();
     Memory {
         idle_kib,
         open_kib,
@@ -370,9 +463,15 @@ fn memory_per_stream(rt: &tokio::runtime::Runtime, streams: usize) -> Memory {
     }
 }
 
+impl Memory {
+    fn per_stream_kib(&self) -> f64 {
+        self.open_kib.saturating_sub(self.idle_kib) as f64 / self.open as f64
+    }
+}
+
 /// One run each way, checked: in-process, its events end with `completed` and stream
-/// the answer; over HTTP, the SSE body does too. Returns the body's events and bytes.
-fn check_one_run(rt: &tokio::runtime::Runtime, agent: &Agent, url: &str) -> (usize, usize) {
+/// the answer; over HTTP, the SSE body does too. Returns the body.
+fn check_one_run(rt: &tokio::runtime::Runtime, agent: &Agent, url: &str) -> String {
     let events: Vec<_> = rt.block_on(agent.run(AgentRequest::user(INPUT)).collect());
     let events: Vec<_> = events.into_iter().map(|e| e.expect("an event")).collect();
     let answer: String = events.iter().filter_map(|e| e.text_delta()).collect();
@@ -397,7 +496,7 @@ fn check_one_run(rt: &tokio::runtime::Runtime, agent: &Agent, url: &str) -> (usi
     assert_eq!(kinds.first(), Some(&"run_started"), "{body}");
     assert_eq!(kinds.last(), Some(&"completed"), "{body}");
     assert!(body.contains("tomorrow."), "{body}");
-    (kinds.len(), body.len())
+    body
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -411,6 +510,15 @@ fn load() -> String {
         .unwrap_or_default()
 }
 
+/// How a row of the table runs its runs.
+#[derive(Debug, Clone, Copy)]
+enum Way {
+    /// `agent.run` in this process.
+    InProcess,
+    /// `wrk` against the target of this index.
+    Http(usize),
+}
+
 fn main() {
     let plan = Plan::new();
     assert!(
@@ -420,33 +528,61 @@ fn main() {
     let rt = runtime();
     println!("serve: load average {} before", load());
 
-    let memory = memory_per_stream(&rt, plan.open_streams);
-    let per_stream = (memory.open_kib.saturating_sub(memory.idle_kib)) * 1024 / memory.open;
-    println!(
-        "serve: memory per open stream {:.1} KiB ({} streams open: resident set {:.1} MiB, \
-         {:.1} MiB before)",
-        per_stream as f64 / 1024.0,
-        memory.open,
-        memory.open_kib as f64 / 1024.0,
-        memory.idle_kib as f64 / 1024.0,
-    );
-
     let stream = agent("stream", text_tool("track", "in transit"));
     let (addr, task) = serve(
         &rt,
         Server::new().agent("stream", ServedAgent::new(stream.clone())),
     );
-    let url = format!("http://{addr}/agents/stream/runs");
-    let (events, bytes) = check_one_run(&rt, &stream, &url);
-    println!("serve: one streamed run is {events} SSE events, {bytes} bytes");
-    // Warm-up: the runtime's threads, the allocator, the server's replay log.
-    wrk(&url, plan.concurrency.min(10), 1);
+    let ours = Target::runs(addr, "stream");
+    let body = check_one_run(&rt, &stream, &ours.url);
+    let events = events_of(&body);
+    println!(
+        "serve: one streamed run is {} SSE events, {} bytes",
+        events.len(),
+        body.len()
+    );
 
+    // Memory per open stream: ours (the `hold` agent), then the floor's.
+    let open = Arc::new(AtomicUsize::new(0));
+    let hold = Server::new().agent(
+        "hold",
+        ServedAgent::new(agent("hold", holding_track(Arc::clone(&open)))),
+    );
+    let (hold_addr, hold_task) = serve(&rt, hold);
+    let memory = memory_per_stream(&Target::runs(hold_addr, "hold"), &open, plan.open_streams);
+    hold_task.abort();
+    let (floor_addr, floor_task) = serve_router(&rt, floor(events, Arc::clone(&open)));
+    let floor_at = |path: &str| Target {
+        url: format!("http://{floor_addr}/{path}"),
+        done: "event: completed",
+        ..ours.clone()
+    };
+    let floor_memory = memory_per_stream(&floor_at("hold"), &open, plan.open_streams);
+    for (name, memory) in [("ours", &memory), ("the floor", &floor_memory)] {
+        println!(
+            "serve: memory per open stream, {name}: {:.1} KiB ({} streams open: resident set \
+             {:.1} MiB, {:.1} MiB before)",
+            memory.per_stream_kib(),
+            memory.open,
+            memory.open_kib as f64 / 1024.0,
+            memory.idle_kib as f64 / 1024.0,
+        );
+    }
+
+    let targets = [ours.clone(), floor_at("stream")];
+    // Warm-up: the runtime's threads, the allocator, the server's replay log.
+    for target in &targets {
+        wrk(target, plan.concurrency.min(10), 1);
+    }
+
+    let n = plan.concurrency;
     let rows = [
-        ("in-process, 1 caller", false, 1),
-        ("HTTP (wrk), 1 connection", true, 1),
-        ("in-process, N callers", false, plan.concurrency),
-        ("HTTP (wrk), N connections", true, plan.concurrency),
+        ("in-process, 1 caller", Way::InProcess, 1),
+        ("HTTP (wrk), 1 connection", Way::Http(0), 1),
+        ("floor: bare axum, 1", Way::Http(1), 1),
+        ("in-process, N callers", Way::InProcess, n),
+        ("HTTP (wrk), N connections", Way::Http(0), n),
+        ("floor: bare axum, N", Way::Http(1), n),
     ];
     let mut all: Vec<Vec<Figures>> = vec![Vec::new(); rows.len()];
     for round in 1..=plan.rounds {
@@ -455,16 +591,19 @@ fn main() {
             plan.rounds,
             load()
         );
-        for (i, &(name, http, concurrency)) in rows.iter().enumerate() {
+        for (i, &(name, way, concurrency)) in rows.iter().enumerate() {
             let cpu = cpu_secs();
-            let mut figures = if http {
-                let (figures, report) = wrk(&url, concurrency, plan.secs);
-                assert_eq!(figures.errors, 0, "{name}: errors over HTTP: {report}");
-                figures
-            } else {
-                let figures = rt.block_on(in_process(stream.clone(), concurrency, plan.secs));
-                assert_eq!(figures.errors, 0, "{name}: runs failed in-process");
-                figures
+            let mut figures = match way {
+                Way::Http(target) => {
+                    let (figures, report) = wrk(&targets[target], concurrency, plan.secs);
+                    assert_eq!(figures.errors, 0, "{name}: errors over HTTP: {report}");
+                    figures
+                }
+                Way::InProcess => {
+                    let figures = rt.block_on(in_process(stream.clone(), concurrency, plan.secs));
+                    assert_eq!(figures.errors, 0, "{name}: runs failed in-process");
+                    figures
+                }
             };
             assert!(figures.runs > 0, "{name}: no run finished");
             figures.cpu_us_per_run = (cpu_secs() - cpu) * 1e6 / figures.runs as f64;
@@ -483,6 +622,7 @@ fn main() {
         }
     }
     task.abort();
+    floor_task.abort();
     println!("serve: load average {} after", load());
 
     let med = |i: usize, f: fn(&Figures) -> f64| median(all[i].iter().map(f).collect());
@@ -511,16 +651,20 @@ fn main() {
             errors
         );
     }
-    for (label, local, http) in [("1", 0, 1), ("N", 2, 3)] {
+    for (label, local, http, bare) in [("1", 0, 1, 2), ("N", 3, 4, 5)] {
         println!(
-            "\nadded latency over HTTP at c={label}: p50 {:+.3} ms, p99 {:+.3} ms",
+            "\nat c={label}: added latency over HTTP p50 {:+.3} ms, p99 {:+.3} ms; \
+             server CPU per run {:.2}x the floor's",
             (med(http, |f| f.p50_us) - med(local, |f| f.p50_us)) / 1e3,
             (med(http, |f| f.p99_us) - med(local, |f| f.p99_us)) / 1e3,
+            med(http, |f| f.cpu_us_per_run) / med(bare, |f| f.cpu_us_per_run),
         );
     }
     println!(
-        "memory per open stream: {:.1} KiB ({} open)",
-        per_stream as f64 / 1024.0,
+        "memory per open stream: {:.1} KiB, {:.2}x the floor's {:.1} KiB ({} open)",
+        memory.per_stream_kib(),
+        memory.per_stream_kib() / floor_memory.per_stream_kib(),
+        floor_memory.per_stream_kib(),
         memory.open
     );
 }
