@@ -58,6 +58,8 @@
 //! # }).unwrap();
 //! ```
 
+#[cfg(feature = "a2a")]
+pub mod a2a;
 pub mod agent;
 pub mod auth;
 pub mod checkpoint;
