@@ -46,6 +46,8 @@
 //! ```
 
 mod card;
+#[cfg(feature = "a2a-client")]
+pub mod client;
 mod jsonrpc;
 mod message;
 mod request;
