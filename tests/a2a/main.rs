@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[cfg(feature = "config")]
+mod agent_file;
 mod calls;
 mod errors;
 mod handoff;
