@@ -52,6 +52,7 @@
 
 mod agent;
 mod cancel;
+mod card;
 mod endpoint;
 mod error;
 mod progress;

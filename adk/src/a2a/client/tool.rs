@@ -43,7 +43,7 @@ use crate::tool::ToolStream;
 ///   the agent's question (`text`, `data`, `parts`). The remote task's id and context are
 ///   kept in the run's local values. A resume of the caller with decisions for those ids
 ///   sends them to the remote task as its next message, and the task goes on: one data
-///   part `{"decisions": {ID: DECISION}}` (each [`Decision`] in its JSON form), or, for a
+///   part `{"decisions": {ID: DECISION}}` (each [`Decision`](crate::interrupt::Decision) in its JSON form), or, for a
 ///   single `respond` decision whose answer is a text, that text.
 /// - A call dropped before its task ends (the run was dropped, or timed out) sends
 ///   `CancelTask` for the task, from a task of its own, bounded by the agent's
