@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod hostile;
+mod js;
 mod sdk;
 
 use std::path::{Path, PathBuf};
