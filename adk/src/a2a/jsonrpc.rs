@@ -207,6 +207,45 @@ impl JsonRpcError {
         self
     }
 
+    /// The same error with A2A v1.0's details as `data`: one `google.rpc.ErrorInfo`
+    /// (`{"@type", "reason", "domain": "a2a-protocol.org", "metadata"}`) with the
+    /// reason of its kind and `metadata` (string values), as a2a-sdk writes and reads
+    /// them.
+    ///
+    /// ```
+    /// use tower_adk::a2a::{A2aErrorCode, JsonRpcError};
+    ///
+    /// let error = JsonRpcError::new(A2aErrorCode::TaskNotFound, "no task `t1`")
+    ///     .with_error_info([("code", "unknown_run")]);
+    /// assert_eq!(error.data.as_ref().unwrap()[0]["reason"], "TASK_NOT_FOUND");
+    /// assert_eq!(error.error_info().unwrap()["code"], "unknown_run");
+    /// ```
+    pub fn with_error_info<K, V>(self, metadata: impl IntoIterator<Item = (K, V)>) -> Self
+    where
+        K: Into<String>,
+        V: Into<String>,
+    {
+        let reason = self.kind().unwrap_or(A2aErrorCode::InternalError).reason();
+        let metadata: serde_json::Map<String, Value> = metadata
+            .into_iter()
+            .map(|(key, value)| (key.into(), Value::String(value.into())))
+            .collect();
+        let info = serde_json::json!({
+            "@type": ERROR_INFO_TYPE,
+            "reason": reason,
+            "domain": A2A_DOMAIN,
+            "metadata": metadata,
+        });
+        self.with_data(Value::Array(vec![info]))
+    }
+
+    /// The `metadata` of its `google.rpc.ErrorInfo` detail, if its `data` has one.
+    pub fn error_info(&self) -> Option<&serde_json::Map<String, Value>> {
+        let details = self.data.as_ref()?.as_array()?;
+        let is_info = |d: &&Value| d.get("@type").and_then(Value::as_str) == Some(ERROR_INFO_TYPE);
+        details.iter().find(is_info)?.get("metadata")?.as_object()
+    }
+
     /// Its kind, when its code is one JSON-RPC or A2A defines.
     pub fn kind(&self) -> Option<A2aErrorCode> {
         A2aErrorCode::from_code(self.code)
@@ -253,79 +292,61 @@ pub enum A2aErrorCode {
     VersionNotSupported,
 }
 
-const CODES: [(A2aErrorCode, i64, &str); 14] = [
-    (A2aErrorCode::ParseError, -32700, "Parse error"),
-    (A2aErrorCode::InvalidRequest, -32600, "Invalid Request"),
-    (A2aErrorCode::MethodNotFound, -32601, "Method not found"),
-    (A2aErrorCode::InvalidParams, -32602, "Invalid params"),
-    (A2aErrorCode::InternalError, -32603, "Internal error"),
-    (A2aErrorCode::TaskNotFound, -32001, "Task not found"),
-    (
-        A2aErrorCode::TaskNotCancelable,
-        -32002,
-        "Task cannot be canceled",
-    ),
-    (
-        A2aErrorCode::PushNotificationNotSupported,
-        -32003,
-        "Push Notification is not supported",
-    ),
-    (
-        A2aErrorCode::UnsupportedOperation,
-        -32004,
-        "This operation is not supported",
-    ),
-    (
-        A2aErrorCode::ContentTypeNotSupported,
-        -32005,
-        "Incompatible content types",
-    ),
-    (
-        A2aErrorCode::InvalidAgentResponse,
-        -32006,
-        "Invalid agent response",
-    ),
-    (
-        A2aErrorCode::ExtendedAgentCardNotConfigured,
-        -32007,
-        "Authenticated Extended Card is not configured",
-    ),
-    (
-        A2aErrorCode::ExtensionSupportRequired,
-        -32008,
-        "Extension support required",
-    ),
-    (
-        A2aErrorCode::VersionNotSupported,
-        -32009,
-        "Version not supported",
-    ),
+/// Each kind's code, default message and `google.rpc.ErrorInfo` reason (as a2a-sdk
+/// names them).
+#[rustfmt::skip]
+const CODES: [(A2aErrorCode, i64, &str, &str); 14] = [
+    (A2aErrorCode::ParseError, -32700, "Parse error", "INVALID_REQUEST"),
+    (A2aErrorCode::InvalidRequest, -32600, "Invalid Request", "INVALID_REQUEST"),
+    (A2aErrorCode::MethodNotFound, -32601, "Method not found", "METHOD_NOT_FOUND"),
+    (A2aErrorCode::InvalidParams, -32602, "Invalid params", "INVALID_PARAMS"),
+    (A2aErrorCode::InternalError, -32603, "Internal error", "INTERNAL_ERROR"),
+    (A2aErrorCode::TaskNotFound, -32001, "Task not found", "TASK_NOT_FOUND"),
+    (A2aErrorCode::TaskNotCancelable, -32002, "Task cannot be canceled", "TASK_NOT_CANCELABLE"),
+    (A2aErrorCode::PushNotificationNotSupported, -32003, "Push Notification is not supported", "PUSH_NOTIFICATION_NOT_SUPPORTED"),
+    (A2aErrorCode::UnsupportedOperation, -32004, "This operation is not supported", "UNSUPPORTED_OPERATION"),
+    (A2aErrorCode::ContentTypeNotSupported, -32005, "Incompatible content types", "CONTENT_TYPE_NOT_SUPPORTED"),
+    (A2aErrorCode::InvalidAgentResponse, -32006, "Invalid agent response", "INVALID_AGENT_RESPONSE"),
+    (A2aErrorCode::ExtendedAgentCardNotConfigured, -32007, "Authenticated Extended Card is not configured", "EXTENDED_AGENT_CARD_NOT_CONFIGURED"),
+    (A2aErrorCode::ExtensionSupportRequired, -32008, "Extension support required", "EXTENSION_SUPPORT_REQUIRED"),
+    (A2aErrorCode::VersionNotSupported, -32009, "Version not supported", "VERSION_NOT_SUPPORTED"),
 ];
 
+/// The `@type` of a `google.rpc.ErrorInfo` detail.
+const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
+
+/// The domain of A2A's `ErrorInfo` details.
+const A2A_DOMAIN: &str = "a2a-protocol.org";
+
 impl A2aErrorCode {
+    fn entry(self) -> Option<&'static (A2aErrorCode, i64, &'static str, &'static str)> {
+        CODES.iter().find(|(kind, ..)| *kind == self)
+    }
+
     /// Its number.
     pub fn code(self) -> i64 {
-        CODES
-            .iter()
-            .find(|(kind, ..)| *kind == self)
-            .map_or(-32603, |(_, code, _)| *code)
+        self.entry().map_or(-32603, |(_, code, ..)| *code)
     }
 
     /// The kind of a number, if JSON-RPC or A2A defines it.
     pub fn from_code(code: i64) -> Option<Self> {
         CODES
             .iter()
-            .find(|(_, known, _)| *known == code)
+            .find(|(_, known, ..)| *known == code)
             .map(|(kind, ..)| *kind)
+    }
+
+    /// The reason A2A v1.0 gives it in a `google.rpc.ErrorInfo` (`TASK_NOT_FOUND`).
+    pub fn reason(self) -> &'static str {
+        self.entry().map_or("INTERNAL_ERROR", |(.., reason)| reason)
     }
 }
 
 impl fmt::Display for A2aErrorCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let message = CODES
-            .iter()
-            .find(|(kind, ..)| kind == self)
-            .map_or("Internal error", |(.., message)| message);
+        let message = self
+            .entry()
+            .map_or("Internal error", |(_, _, message, _)| message);
         f.write_str(message)
     }
 }
