@@ -11,6 +11,8 @@ mod calls;
 mod errors;
 mod handoff;
 mod interrupts;
+#[cfg(feature = "server")]
+mod ours;
 mod peer;
 
 use futures::StreamExt;
