@@ -11,10 +11,12 @@ use tower_adk::{Agent, AgentRequest, RunStatus};
 use super::drain;
 use super::peer::Peer;
 
+/// A triage agent that hands off to the remote agent, its target named `billing` (the
+/// remote agent's own name, from its card, is `ledger`).
 fn desk(remote: RemoteAgent) -> Handoffs {
-    let triage = ScriptedModel::new([Turn::call("c1", "transfer_to_ledger", json!({}))]);
+    let triage = ScriptedModel::new([Turn::call("c1", "transfer_to_billing", json!({}))]);
     let triage = Agent::builder(triage).name("triage").build().unwrap();
-    Handoffs::new("triage", triage).to("ledger", "Invoices and refunds", remote)
+    Handoffs::new("triage", triage).to("billing", "Invoices and refunds", remote)
 }
 
 #[tokio::test]
