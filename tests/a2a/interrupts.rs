@@ -26,6 +26,21 @@ fn support(model: &ScriptedModel, remote: &RemoteAgent) -> Agent {
 #[tokio::test]
 async fn input_required_is_our_interrupt_and_an_approval_resumes_the_remote_task() {
     let peer = Peer::start().await;
+    approval_resumes_the_remote_task(&peer).await;
+    assert!(peer.methods().await.iter().all(|m| m != "SendMessage"));
+}
+
+#[tokio::test]
+async fn input_required_in_a_whole_answer_is_resumed_the_same_way() {
+    let peer = Peer::with_args(&["--no-streaming"]).await;
+    approval_resumes_the_remote_task(&peer).await;
+    assert_eq!(
+        peer.methods().await,
+        ["SendMessage", "SendMessage", "GetTask"]
+    );
+}
+
+async fn approval_resumes_the_remote_task(peer: &Peer) {
     let ledger = RemoteAgent::connect(peer.url()).await.unwrap();
     let model = ScriptedModel::new([
         Turn::call("c1", "ledger", json!({"message": "ask about a refund"})),
