@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{ALICE, TestServer, agents};
+use super::{ALICE, TestServer, agents, client_script, output_of};
 
 /// Where the npm client was installed: `$A2A_JS_CLIENT_DIR`, else
 /// `target/test-servers/a2a-js-client`.
@@ -23,22 +23,12 @@ async fn node(card: &str) -> Value {
         "@a2a-js/sdk not found in {}: run scripts/setup-a2a-clients (or set A2A_JS_CLIENT_DIR)",
         dir.display()
     );
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/a2a_server/clients/a2a_client.cjs");
     let mut command = std::process::Command::new("node");
-    command.arg(script).arg(&dir).args([card, ALICE]);
-    let output = tokio::task::spawn_blocking(move || command.output())
-        .await
-        .unwrap()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "the client failed ({}):\n{stdout}\n{stderr}",
-        output.status
-    );
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    command
+        .arg(client_script("a2a_client.cjs"))
+        .arg(&dir)
+        .args([card, ALICE]);
+    output_of(command).await
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -158,10 +158,19 @@ async fn python(args: &[&str]) -> serde_json::Value {
         "{} not found: run scripts/setup-a2a-clients (or set A2A_CLIENTS_VENV)",
         python.display()
     );
-    let script =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/a2a_server/clients/a2a_client.py");
     let mut command = std::process::Command::new(python);
-    command.arg(script).args(args);
+    command.arg(client_script("a2a_client.py")).args(args);
+    output_of(command).await
+}
+
+fn client_script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/a2a_server/clients")
+        .join(name)
+}
+
+/// Runs a client; the JSON it printed, or a panic with its output if it fails.
+async fn output_of(mut command: std::process::Command) -> serde_json::Value {
     let output = tokio::task::spawn_blocking(move || command.output())
         .await
         .unwrap()

@@ -324,7 +324,7 @@ impl Server {
             #[cfg(feature = "prometheus")]
             metrics: self.metrics,
             #[cfg(feature = "a2a")]
-            a2a: self.a2a.map(a2a::Face::new),
+            a2a: self.a2a.map(a2a::face::Face::new),
         }))
     }
 

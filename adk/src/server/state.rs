@@ -36,7 +36,7 @@ pub(crate) struct Shared {
     pub(crate) metrics: Option<super::PrometheusMetrics>,
     /// The A2A routes' configuration and tasks, when they are on.
     #[cfg(feature = "a2a")]
-    pub(crate) a2a: Option<super::a2a::Face>,
+    pub(crate) a2a: Option<super::a2a::face::Face>,
 }
 
 impl AppState {

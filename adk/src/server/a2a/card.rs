@@ -34,23 +34,23 @@ pub(super) async fn card(
     card.supported_interfaces.push(AgentInterface::jsonrpc(url));
     card.capabilities = capabilities();
     card.skills = skills(served).await;
-    if let Some(scheme) = state.identify.scheme() {
-        if scheme.eq_ignore_ascii_case("bearer") {
-            let described = "A bearer token in `Authorization: Bearer TOKEN`";
-            card.security_schemes
-                .insert(BEARER.into(), SecurityScheme::bearer(described));
-            card.security_requirements
-                .push(SecurityRequirement::scheme(BEARER));
-        }
+    let bearer = state.identify.scheme();
+    if bearer.is_some_and(|scheme| scheme.eq_ignore_ascii_case("bearer")) {
+        let described = "A bearer token in `Authorization: Bearer TOKEN`";
+        let scheme = SecurityScheme::bearer(described);
+        card.security_schemes.insert(BEARER.into(), scheme);
+        card.security_requirements
+            .push(SecurityRequirement::scheme(BEARER));
     }
     card
 }
 
 fn capabilities() -> AgentCapabilities {
-    let mut capabilities = AgentCapabilities::default();
-    capabilities.streaming = Some(true);
-    capabilities.push_notifications = Some(false);
-    capabilities
+    AgentCapabilities {
+        streaming: Some(true),
+        push_notifications: Some(false),
+        ..AgentCapabilities::default()
+    }
 }
 
 /// The tools an anonymous caller's runs would give the model, as skills (none when the
