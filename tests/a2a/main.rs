@@ -10,6 +10,7 @@ mod agent_file;
 mod calls;
 mod errors;
 mod handoff;
+mod hostile;
 mod interrupts;
 #[cfg(feature = "server")]
 mod ours;
