@@ -58,6 +58,7 @@
 //! | `openai` | no | `providers::openai`: a model for OpenAI-compatible servers (reqwest, rustls) |
 //! | `openai-responses` | no | `providers::openai::responses`: a model for OpenAI's Responses API, reasoning kept across turns (with `openai`) |
 //! | `mcp` | no | `providers::mcp`: tools from MCP servers (rmcp) |
+//! | `a2a-client` | no | `a2a::client`: remote A2A agents as tools and handoff targets, and `remote_agents:` in agent files (reqwest, with `a2a`) |
 //! | `tracing` | no | a span per run, model call and tool call, with `gen_ai.*` attributes (`telemetry`) |
 //! | `otel` | no | `telemetry::otlp`: the spans exported over OTLP/HTTP; the server continues a request's `traceparent` |
 //! | `cassette` | no | `testing::cassette`: a real model's calls recorded to a file (secrets scrubbed) and replayed in tests, with a diff when a request drifts |

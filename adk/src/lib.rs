@@ -9,7 +9,8 @@
 //! - [`Handler`]s customise each run at fixed points (see [`handler`]); they come from
 //!   [`HandlerLayer`]s on the agent and from the request itself.
 //! - [`output`] makes an agent's runs end with a typed answer ([`TypedAgent`]).
-//! - [`compose`] makes agents of agents: an agent as a tool, handoffs, workflows.
+//! - [`compose`] makes agents of agents: an agent as a tool, handoffs, workflows;
+//!   `a2a::client` (feature `a2a-client`) adds agents elsewhere that speak A2A.
 //! - [`testing`] has a scripted model and small tools for tests.
 //! - `eval` (feature `eval`) runs eval sets against an agent and scores them.
 //! - [`wire`] is the versioned JSON form of a run's events and result; `server` (feature
@@ -58,6 +59,8 @@
 //! # }).unwrap();
 //! ```
 
+#[cfg(feature = "a2a")]
+pub mod a2a;
 pub mod agent;
 pub mod auth;
 pub mod checkpoint;

@@ -47,6 +47,15 @@ impl AgentFile {
             .iter()
             .map(|server| server.name.as_str())
     }
+
+    /// The names of the remote A2A agents that [`load`](AgentFile::load) connects to,
+    /// each a tool of the agent.
+    pub fn remote_agents(&self) -> impl Iterator<Item = &str> {
+        self.spec
+            .remote_agents
+            .iter()
+            .map(|agent| agent.name.value.as_str())
+    }
 }
 
 impl fmt::Debug for AgentFile {

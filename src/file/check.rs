@@ -130,6 +130,7 @@ pub(crate) fn static_tools(spec: &Spec) -> Option<Vec<String>> {
     for server in &spec.mcp_servers {
         names.extend(server.include.as_ref()?.iter().map(|t| t.value.clone()));
     }
+    names.extend(spec.remote_agents.iter().map(|a| a.name.value.clone()));
     names.extend(handler_tools(spec));
     Some(names)
 }

@@ -300,6 +300,15 @@ pub enum LoadError {
         #[source]
         source: BoxError,
     },
+    /// A remote A2A agent could not be reached, or its card cannot be used.
+    #[error("remote agent `{agent}`: {source}")]
+    RemoteAgent {
+        /// The agent's name in the file.
+        agent: String,
+        /// What went wrong (an `A2aError`).
+        #[source]
+        source: BoxError,
+    },
     /// The checkpoint store could not be opened.
     #[error("checkpoint store `{store}`: {source}")]
     Store {

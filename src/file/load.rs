@@ -15,15 +15,17 @@ use super::{check, handlers};
 
 impl AgentFile {
     /// Puts the agent together: makes the model, takes the registered tools, connects
-    /// to the MCP servers (concurrently) and checks their tool lists, makes the handlers,
-    /// and opens the checkpoint store.
+    /// to the MCP servers (concurrently) and checks their tool lists, connects to the
+    /// remote A2A agents (concurrently, each a tool), makes the handlers, and opens the
+    /// checkpoint store.
     ///
     /// # Errors
     ///
     /// [`LoadError::File`] with every problem of the names the file uses (unknown tools,
     /// handlers, models; a registered handler refusing its settings; a tool list naming
     /// a tool its MCP server does not have); [`LoadError::Mcp`] when a server cannot be
-    /// reached; [`LoadError::Store`] when the store cannot be opened;
+    /// reached; [`LoadError::RemoteAgent`] when a remote agent cannot be reached or has
+    /// no usable card; [`LoadError::Store`] when the store cannot be opened;
     /// [`LoadError::Model`] when the model cannot be configured.
     pub async fn load(&self, registry: &Registry) -> Result<LoadedAgent, LoadError> {
         let spec = &self.spec;
@@ -37,6 +39,7 @@ impl AgentFile {
             .filter_map(|t| registry.tools.get(&t.value).cloned())
             .collect();
         tools.extend(mcp_tools(spec, &mut problems).await?);
+        tools.extend(remote_tools(spec).await?);
         let mut names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
         names.extend(check::handler_tools(spec));
         check::tool_references(spec, &names, &mut problems);
@@ -344,6 +347,29 @@ async fn mcp_tools(spec: &Spec, problems: &mut Vec<Problem>) -> Result<Vec<Tool>
 #[cfg(not(feature = "mcp"))]
 async fn mcp_tools(_: &Spec, _: &mut Vec<Problem>) -> Result<Vec<Tool>, LoadError> {
     // Servers in the file are a problem of the file without the feature.
+    Ok(Vec::new())
+}
+
+/// A tool per remote A2A agent, connected concurrently.
+#[cfg(feature = "a2a-client")]
+async fn remote_tools(spec: &Spec) -> Result<Vec<Tool>, LoadError> {
+    let connects = spec.remote_agents.iter().map(super::remote::connect);
+    let connected = adk::futures::future::join_all(connects).await;
+    spec.remote_agents
+        .iter()
+        .zip(connected)
+        .map(|(agent, tool)| {
+            tool.map_err(|source| LoadError::RemoteAgent {
+                agent: agent.name.value.clone(),
+                source: source.into(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(not(feature = "a2a-client"))]
+async fn remote_tools(_: &Spec) -> Result<Vec<Tool>, LoadError> {
+    // Remote agents in the file are a problem of the file without the feature.
     Ok(Vec::new())
 }
 

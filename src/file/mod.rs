@@ -73,6 +73,13 @@
 //!     command: [node, server.js, /data]   # stdio; or `url: http://...` (and `bearer_token`)
 //!     include: [read_file]           # or `exclude: [...]`, not both
 //!     env: {LOG_LEVEL: warn}         # also: connect_retries, connect_timeout, call_timeout
+//! remote_agents:                     # A2A agents elsewhere (feature `a2a-client`), each a tool
+//!   - name: billing                  # the tool's name
+//!     url: https://billing.example.com   # its card is read at URL/.well-known/agent-card.json
+//!     description: Invoices and refunds  # default: the card's description
+//!     bearer_token: {env: BILLING_TOKEN}
+//!     headers: {x-tenant: acme}
+//!     request_timeout: 2m            # also: connect_timeout, cancel_timeout, `streaming: false`
 //! handlers:                          # in the order they run; `- NAME` or `- NAME: SETTINGS`
 //!   - role_filter: {roles: {admin: ["*"], viewer: [lookup_order]}, default: []}
 //!   - approval: {tools: {refund: {description: "Refund?", allow: [approve, reject]}}, per_turn: false}
@@ -104,6 +111,19 @@
 //! whose role is listed sees that role's tools (`"*"`: all), any other caller the
 //! `default` list (none if left out). It filters the tools present when it runs: tools
 //! that a later handler adds (`task_completed`, the slots' tools) are not filtered.
+//!
+//! # Remote agents
+//!
+//! Each of `remote_agents` is an A2A 1.0 agent elsewhere (one served by `adk serve --a2a`,
+//! or by any A2A SDK), connected by [`AgentFile::load`] through its agent card, and
+//! offered to the model as a tool named `name` that takes `{"message": "..."}` (see
+//! `a2a::client::RemoteAgentTool`): what the remote agent streams reaches the caller as
+//! the call's chunks, a task it fails is a tool error the model reads, a task that asks
+//! for input interrupts the run (resume it with the decisions; give the agent a
+//! `checkpoints` store), and a run dropped before the task ends cancels it. Its name
+//! is checked as a tool name, its URL as an `http` or `https` URL, when the file is read;
+//! an agent that cannot be reached, or has no card, fails the load
+//! ([`LoadError::RemoteAgent`]).
 //!
 //! # Slots and `exit_if`
 //!
@@ -144,6 +164,8 @@ mod nodes;
 mod parse;
 mod reader;
 mod registry;
+#[cfg(feature = "a2a-client")]
+mod remote;
 mod role;
 mod spec;
 mod tabs;

@@ -29,6 +29,7 @@ pub(crate) struct Spec {
     pub(crate) tools: Vec<Spanned<String>>,
     pub(crate) return_directly: Vec<Spanned<String>>,
     pub(crate) mcp_servers: Vec<McpSpec>,
+    pub(crate) remote_agents: Vec<RemoteSpec>,
     pub(crate) handlers: Vec<HandlerSpec>,
     pub(crate) checkpoints: Option<Spanned<StoreSpec>>,
     pub(crate) durable: bool,
@@ -118,6 +119,21 @@ pub(crate) struct McpSpec {
     pub(crate) connect_retries: Option<u32>,
     pub(crate) connect_timeout: Option<Duration>,
     pub(crate) call_timeout: Option<Duration>,
+}
+
+/// One remote A2A agent, a tool of the agent.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "a2a-client"), allow(dead_code))]
+pub(crate) struct RemoteSpec {
+    pub(crate) name: Spanned<String>,
+    pub(crate) url: String,
+    pub(crate) description: Option<String>,
+    pub(crate) bearer_token: Option<String>,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) connect_timeout: Option<Duration>,
+    pub(crate) request_timeout: Option<Duration>,
+    pub(crate) cancel_timeout: Option<Duration>,
+    pub(crate) streaming: Option<bool>,
 }
 
 /// The checkpoint store.

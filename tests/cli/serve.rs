@@ -180,3 +180,49 @@ async fn serve_keeps_a_threads_slots_between_its_runs() {
         "{reply}"
     );
 }
+
+/// `adk serve --a2a` serves the file's agent over A2A: its card at the root (the tools an
+/// anonymous caller sees: the role filter hides the clerk's), and a message answered as
+/// a completed task.
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_with_a2a_serves_the_files_agent_over_a2a() {
+    let (_server, base, _) = serve("tests/cli/agents/desk.yaml", &["--a2a"], &[]);
+    let client = reqwest::Client::new();
+    let card: serde_json::Value = client
+        .get(format!("{base}/.well-known/agent-card.json"))
+        .send()
+        .await
+        .expect("GET the card")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(card["name"], "desk", "{card}");
+    assert_eq!(card["supportedInterfaces"][0]["url"], format!("{base}/a2a"));
+    let skills: Vec<&str> = card["skills"]
+        .as_array()
+        .expect("skills")
+        .iter()
+        .filter_map(|skill| skill["id"].as_str())
+        .collect();
+    assert_eq!(skills, ["set_slot_city"]);
+
+    let message = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+        "params": {"message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}
+    });
+    let answer: serde_json::Value = client
+        .post(format!("{base}/agents/desk/a2a"))
+        .json(&message)
+        .send()
+        .await
+        .expect("POST SendMessage")
+        .json()
+        .await
+        .expect("JSON");
+    let task = &answer["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
+    assert_eq!(
+        task["artifacts"][0]["parts"][0]["text"],
+        "Hello! Which city are you travelling to?"
+    );
+}

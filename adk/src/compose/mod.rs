@@ -142,8 +142,22 @@ fn contained_names(agent: &dyn std::any::Any) -> Vec<Arc<str>> {
     } else if let Some(handoffs) = agent.downcast_ref::<Handoffs>() {
         handoffs.agent_names()
     } else {
-        Vec::new()
+        remote_names(agent)
     }
+}
+
+/// The name a remote A2A agent addresses its interrupts by.
+#[cfg(feature = "a2a-client")]
+fn remote_names(agent: &dyn std::any::Any) -> Vec<Arc<str>> {
+    match agent.downcast_ref::<crate::a2a::client::RemoteAgent>() {
+        Some(remote) => vec![Arc::from(remote.name())],
+        None => Vec::new(),
+    }
+}
+
+#[cfg(not(feature = "a2a-client"))]
+fn remote_names(_: &dyn std::any::Any) -> Vec<Arc<str>> {
+    Vec::new()
 }
 
 /// Every name of these agents, for a composition made of them.

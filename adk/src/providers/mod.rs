@@ -44,7 +44,12 @@ mod http;
 pub mod mcp;
 #[cfg(feature = "openai")]
 pub mod openai;
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+#[cfg(any(
+    feature = "openai",
+    feature = "anthropic",
+    feature = "gemini",
+    feature = "a2a-client"
+))]
 pub mod sse;
 
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]

@@ -55,6 +55,14 @@ use crate::auth::{Identity, Principal};
 pub trait Identify: Send + Sync + 'static {
     /// The caller's identity, or why the request is refused.
     fn identify(&self, parts: &Parts) -> impl Future<Output = Result<Identity, Rejection>> + Send;
+
+    /// The HTTP authentication scheme callers prove who they are with (`"Bearer"`), for
+    /// what describes the server to its clients: the A2A agent card names it in its
+    /// security schemes (feature `a2a`). `None` (the default) when the server lets
+    /// everyone in or cannot say; [`BearerTokens`] says `Bearer`.
+    fn scheme(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// Why a request has no valid identity; answered with 401 and `WWW-Authenticate:
@@ -181,6 +189,10 @@ impl<R> fmt::Debug for BearerTokens<R> {
 }
 
 impl<R: Clone + Send + Sync + 'static> Identify for BearerTokens<R> {
+    fn scheme(&self) -> Option<&'static str> {
+        Some("Bearer")
+    }
+
     async fn identify(&self, parts: &Parts) -> Result<Identity, Rejection> {
         let header = parts
             .headers
@@ -215,6 +227,8 @@ pub(crate) trait DynIdentify: Send + Sync + 'static {
         &'a self,
         parts: &'a Parts,
     ) -> Pin<Box<dyn Future<Output = Result<Identity, Rejection>> + Send + 'a>>;
+
+    fn scheme(&self) -> Option<&'static str>;
 }
 
 impl<T: Identify> DynIdentify for T {
@@ -223,6 +237,10 @@ impl<T: Identify> DynIdentify for T {
         parts: &'a Parts,
     ) -> Pin<Box<dyn Future<Output = Result<Identity, Rejection>> + Send + 'a>> {
         Box::pin(Identify::identify(self, parts))
+    }
+
+    fn scheme(&self) -> Option<&'static str> {
+        Identify::scheme(self)
     }
 }
 

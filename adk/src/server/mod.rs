@@ -16,6 +16,7 @@
 //! | `GET /healthz`, `GET /readyz` | the process answers; the server takes runs ([`Readiness`]; 503 `shutting_down` once it drains: [`Shutdown`]) |
 //! | `POST /agents/{name}/agui` | a run driven by an AG-UI front end: `RunAgentInput` in, AG-UI events out ([`agui`]) |
 //! | `GET /v1/models`, `POST /v1/chat/completions` | the agents as models of an OpenAI-compatible API ([`openai`]) |
+//! | `GET /agents/{name}/.well-known/agent-card.json`, `POST /agents/{name}/a2a` | the agent over A2A, when [`Server::a2a`] turns it on (feature `a2a`; see `a2a`) |
 //!
 //! A run's body is `{"input": "text"}` or `{"messages": [...]}` (each a
 //! [`Message`](crate::Message), tagged by `role`), with an optional `"thread"`; or, to
@@ -119,6 +120,8 @@
 //! # }).unwrap();
 //! ```
 
+#[cfg(feature = "a2a")]
+pub mod a2a;
 mod agents;
 pub mod agui;
 mod body;
@@ -182,6 +185,8 @@ pub struct Server {
     page: bool,
     #[cfg(feature = "prometheus")]
     metrics: Option<PrometheusMetrics>,
+    #[cfg(feature = "a2a")]
+    a2a: Option<a2a::A2a>,
 }
 
 impl Server {
@@ -196,6 +201,8 @@ impl Server {
             page: false,
             #[cfg(feature = "prometheus")]
             metrics: None,
+            #[cfg(feature = "a2a")]
+            a2a: None,
         }
     }
 
@@ -271,6 +278,23 @@ impl Server {
         self
     }
 
+    /// Serves the agents over A2A (feature `a2a`): each agent's card and JSON-RPC
+    /// endpoint, and a root agent's if [`A2a::root`](a2a::A2a::root) names one (default:
+    /// no A2A routes). See [`a2a`].
+    ///
+    /// ```
+    /// use tower_adk::server::Server;
+    /// use tower_adk::server::a2a::A2a;
+    ///
+    /// let router = Server::new().a2a(A2a::new()).into_router();
+    /// # let _ = router;
+    /// ```
+    #[cfg(feature = "a2a")]
+    pub fn a2a(mut self, a2a: a2a::A2a) -> Self {
+        self.a2a = Some(a2a);
+        self
+    }
+
     /// What `GET /readyz` answers; set it to not ready to drain the process.
     pub fn readiness(&self) -> Readiness {
         self.shutdown.readiness().clone()
@@ -299,6 +323,8 @@ impl Server {
             runs: limits.runs_per_principal.map(RunSlots::new),
             #[cfg(feature = "prometheus")]
             metrics: self.metrics,
+            #[cfg(feature = "a2a")]
+            a2a: self.a2a.map(a2a::face::Face::new),
         }))
     }
 

@@ -40,6 +40,11 @@ pub(crate) fn routes(state: AppState) -> Router {
             open = open.route("/metrics", route);
         }
     }
+    #[cfg(feature = "a2a")]
+    if state.a2a.is_some() {
+        agents = super::a2a::endpoints(agents);
+        open = super::a2a::cards(open);
+    }
     let mut openai = Router::new()
         .route("/v1/models", get(openai::models))
         .route("/v1/chat/completions", post(openai::chat_completions));

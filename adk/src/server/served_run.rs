@@ -92,3 +92,15 @@ impl Stream for ServedRun {
         }
     }
 }
+
+impl ServedRun {
+    /// Cancels the run as [`AgentRun::cancel`] does: a run that held a thread leaves its
+    /// checkpoint, which this waits for and gives back.
+    #[cfg(feature = "a2a")]
+    pub(crate) async fn cancel(mut self) -> Option<CheckpointId> {
+        match std::mem::replace(&mut self.state, State::Ended) {
+            State::Running(run) => run.cancel().await,
+            _ => None,
+        }
+    }
+}

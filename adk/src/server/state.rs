@@ -34,6 +34,9 @@ pub(crate) struct Shared {
     /// What `GET /metrics` serves, when it is on.
     #[cfg(feature = "prometheus")]
     pub(crate) metrics: Option<super::PrometheusMetrics>,
+    /// The A2A routes' configuration and tasks, when they are on.
+    #[cfg(feature = "a2a")]
+    pub(crate) a2a: Option<super::a2a::face::Face>,
 }
 
 impl AppState {

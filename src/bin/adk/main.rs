@@ -108,6 +108,12 @@ enum Command {
         /// their holders.
         #[arg(long)]
         metrics: bool,
+        /// Serve the agents over A2A too (A2A v1.0, JSON-RPC): each agent's card at
+        /// `/agents/NAME/.well-known/agent-card.json` and its endpoint at
+        /// `/agents/NAME/a2a`; with one file, its agent at the root as well
+        /// (`/.well-known/agent-card.json`, `/a2a`).
+        #[arg(long)]
+        a2a: bool,
     },
     /// Run an eval set against an agent file and score it
     ///
@@ -218,7 +224,8 @@ fn main() -> ExitCode {
             addr,
             tokens,
             metrics,
-        } => runtime.block_on(serve::serve(&files, addr, tokens, metrics)),
+            a2a,
+        } => runtime.block_on(serve::serve(&files, addr, tokens, metrics, a2a)),
         Command::Eval {
             agent,
             set,

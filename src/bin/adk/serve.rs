@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use tower_adk::file::Role;
+use tower_adk::server::a2a::A2a;
 use tower_adk::server::{BearerTokens, PrometheusMetrics, Server, Shutdown};
 
 use crate::screen::{self, Screen};
@@ -27,12 +28,13 @@ pub(crate) fn parse_token(text: &str) -> Result<(String, String), String> {
 }
 
 /// Loads every file, then serves them on `addr`, to the holders of `tokens` if any, with
-/// `GET /metrics` if asked for.
+/// `GET /metrics` and over A2A if asked for.
 pub(crate) async fn serve(
     files: &[PathBuf],
     addr: SocketAddr,
     tokens: Vec<(String, String)>,
     metrics: bool,
+    a2a: bool,
 ) -> Result<(), Failure> {
     let mut server = Server::new();
     if metrics {
@@ -64,6 +66,13 @@ pub(crate) async fn serve(
         names.push(agent.name().to_owned());
         server = server.agent(agent.name(), agent.served());
     }
+    if a2a {
+        let face = match names.as_slice() {
+            [only] => A2a::new().root(only.clone()),
+            _ => A2a::new(),
+        };
+        server = server.a2a(face);
+    }
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|error| {
         screen::error(format_args!("cannot listen on {addr}: {error}"));
         Failure::Run
@@ -76,6 +85,15 @@ pub(crate) async fn serve(
     screen.ok(format_args!("serving on http://{bound}"));
     for name in &names {
         screen.line(format_args!("  POST http://{bound}/agents/{name}/runs"));
+        if a2a {
+            screen.line(format_args!("  A2A  http://{bound}/agents/{name}/a2a"));
+        }
+    }
+    if let ([only], true) = (names.as_slice(), a2a) {
+        let card = tower_adk::a2a::AGENT_CARD_PATH;
+        screen.line(format_args!(
+            "  A2A  http://{bound}/a2a ({only}; card at {card})"
+        ));
     }
     if metrics {
         screen.line(format_args!("  GET http://{bound}/metrics"));

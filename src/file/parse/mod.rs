@@ -6,6 +6,7 @@ mod handlers;
 pub(crate) use self::handlers::BUILT_IN as BUILT_IN_HANDLERS;
 mod mcp;
 mod model;
+mod remote;
 
 /// The `model:` mapping, also read for an eval set's judge.
 #[cfg(feature = "eval")]
@@ -37,6 +38,7 @@ pub(crate) const KEYS: &[&str] = &[
     "tools",
     "return_directly",
     "mcp_servers",
+    "remote_agents",
     "handlers",
     "checkpoints",
 ];
@@ -73,6 +75,9 @@ pub(crate) fn spec(walk: &mut Walk<'_>, root: &Node<'_>, base: Option<&Path>) ->
     }
     if let Some(node) = top.get("mcp_servers") {
         spec.mcp_servers = walk.list(node, mcp::server);
+    }
+    if let Some(node) = top.get("remote_agents") {
+        spec.remote_agents = walk.list(node, remote::agent);
     }
     if let Some(node) = top.get("handlers") {
         spec.handlers = walk.list(node, handlers::handler);

@@ -19,9 +19,11 @@
 //! ```
 
 mod parser;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 mod stream;
 
 pub use self::parser::{SseEvent, SseParser};
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub(crate) use self::stream::{Decode, DeltaStream};
 
 /// What an event said about the stream: more to come, or the end.
