@@ -68,7 +68,10 @@ impl ServedAgent {
     /// The tools the model of this caller's runs would see: a request with the
     /// caller's identity goes through the probe's layers, then its `before_agent` hooks
     /// run ([`Agent::config_for`](crate::Agent::config_for)).
-    async fn tools_for(&self, caller: &Identity) -> Result<Vec<Arc<ToolInfo>>, WireError> {
+    pub(crate) async fn tools_for(
+        &self,
+        caller: &Identity,
+    ) -> Result<Vec<Arc<ToolInfo>>, WireError> {
         let request = AgentRequest::default().with_identity(caller.clone());
         let given_back = match self.probe.clone().oneshot(request).await {
             Ok(_) => {
