@@ -58,10 +58,14 @@ impl Options<'_> {
             if let Some(role) = &self.role {
                 identity = identity.with(Role::new(role));
             }
-            return face.identity(identity).serve_stdio().await.map_err(|error| {
-                screen::error(format_args!("{error}"));
-                Failure::Run
-            });
+            return face
+                .identity(identity)
+                .serve_stdio()
+                .await
+                .map_err(|error| {
+                    screen::error(format_args!("{error}"));
+                    Failure::Run
+                });
         };
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(|error| {
             screen::error(format_args!("cannot listen on {addr}: {error}"));
@@ -72,7 +76,10 @@ impl Options<'_> {
             Failure::Run
         })?;
         let mut err = anstream::stderr();
-        let _ = writeln!(err, "serving `{name}` to MCP clients on http://{bound}{MCP_PATH}");
+        let _ = writeln!(
+            err,
+            "serving `{name}` to MCP clients on http://{bound}{MCP_PATH}"
+        );
         let _ = writeln!(err, "Ctrl-C stops.");
         let served = if self.tokens.is_empty() {
             face.serve_http(listener, Anonymous, stop_asked()).await
