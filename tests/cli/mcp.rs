@@ -50,11 +50,16 @@ fn mcp_over_stdio_answers_json_rpc_and_stops_when_stdin_closes() {
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
     };
 
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"}}}));
+        "clientInfo": {"name": "test", "version": "0"}}}),
+    );
     let initialized = read();
-    assert_eq!(initialized["result"]["serverInfo"]["name"], "desk", "{initialized}");
+    assert_eq!(
+        initialized["result"]["serverInfo"]["name"], "desk",
+        "{initialized}"
+    );
     assert!(initialized["result"]["capabilities"]["tools"].is_object());
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
@@ -67,16 +72,22 @@ fn mcp_over_stdio_answers_json_rpc_and_stops_when_stdin_closes() {
         .collect();
     assert_eq!(names, ["set_slot_city", "resume"], "{listed}");
 
-    send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-        "name": "set_slot_city", "arguments": {"value": "Oslo"}}}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "set_slot_city", "arguments": {"value": "Oslo"}}}),
+    );
     let called = read();
     assert_eq!(called["id"], 3);
     assert_eq!(called["result"]["isError"], false, "{called}");
-    let text = called["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    let text = called["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
     assert!(text.contains("Oslo"), "{called}");
 
-    send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-        "name": "set_slot_room", "arguments": {"value": "double"}}}));
+    send(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "set_slot_room", "arguments": {"value": "double"}}}),
+    );
     let refused = read();
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
 
@@ -101,7 +112,10 @@ async fn mcp_over_http_lets_in_only_token_holders_and_stops_on_ctrl_c() {
         .split_once(" on ")
         .map(|(_, url)| url.trim().to_owned())
         .unwrap_or_else(|| panic!("no address in {first:?}"));
-    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
 
     let client = reqwest::Client::new();
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

@@ -4,6 +4,8 @@
 //! clerk's and a guest's bearer tokens) and over stdio (`adk mcp FILE`, which the
 //! clients start).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use serde_json::{Value, json};

@@ -82,12 +82,12 @@ impl FaceHandler {
                 agent_call::call(agent, name, resume_tool, arguments, caller, progress).await,
             );
         }
-        if let Some(agent) = &exposed.tools {
-            if name != resume_tool || agent.agent().config().tool(name).is_some() {
-                let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
-                let request = DirectCall::request(name, arguments, caller);
-                return direct(agent, request, name, resume_tool, progress).await;
-            }
+        if let Some(agent) = &exposed.tools
+            && (name != resume_tool || agent.agent().config().tool(name).is_some())
+        {
+            let arguments = serde_json::Value::Object(request.arguments.unwrap_or_default());
+            let request = DirectCall::request(name, arguments, caller);
+            return direct(agent, request, name, resume_tool, progress).await;
         }
         if name == resume_tool {
             return self.resume(request, caller, progress).await;
