@@ -37,7 +37,7 @@
 //! # Which tools a caller sees and may call
 //!
 //! Every call is a run of the agent through the layers of its
-//! [`ServedAgent`](crate::server::ServedAgent) (a role filter, a policy, an approval),
+//! [`ServedAgent`] (a role filter, a policy, an approval),
 //! with the caller's [`Identity`] in its extensions: over HTTP the one the router's
 //! [`Identify`] gives each request (as on the server's own routes: a request it refuses
 //! gets 401), over stdio the one the program [fixes](McpFace::identity) (default:
