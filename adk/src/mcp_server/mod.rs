@@ -263,19 +263,27 @@ impl McpFace {
     ///
     /// # Example
     ///
-    /// ```no_run
+    /// ```
     /// use tower_adk::Agent;
     /// use tower_adk::mcp_server::McpFace;
     /// use tower_adk::server::Anonymous;
     /// use tower_adk::testing::{ScriptedModel, Turn};
     ///
-    /// # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// let agent = Agent::builder(ScriptedModel::per_run([Turn::text("Hello!")])).build()?;
-    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3001").await?;
-    /// let stop = async { let _ = tokio::signal::ctrl_c().await; };
-    /// McpFace::agent("greeter", agent).serve_http(listener, Anonymous, stop).await?;
-    /// # Ok(())
-    /// # }
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// println!("MCP at http://{}/mcp", listener.local_addr()?);
+    /// // In a program: `async { let _ = tokio::signal::ctrl_c().await; }`.
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// let serving = tokio::spawn(McpFace::agent("greeter", agent).serve_http(
+    ///     listener,
+    ///     Anonymous,
+    ///     async { let _ = stopped.await; },
+    /// ));
+    /// let _ = stop.send(());
+    /// serving.await??;
+    /// # Ok::<_, Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
     /// ```
     pub async fn serve_http(
         self,
