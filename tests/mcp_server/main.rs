@@ -315,3 +315,50 @@ fn python_client_drives_adk_mcp_over_stdio_through_an_approval() {
         "Hello! Which city are you travelling to?"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn another_callers_session_is_not_found() {
+    let face = Face::start().await;
+    let client = reqwest::Client::new();
+    let post = |token: &str, session: Option<&str>, body: Value| {
+        let mut request = client
+            .post(&face.url)
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-06-18")
+            .json(&body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}});
+    let opened = post(CLERK, None, initialize).await.expect("a response");
+    assert_eq!(opened.status(), 200);
+    let session = (opened.headers().get("mcp-session-id"))
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+
+    let guest = post(GUEST, Some(&session), initialized.clone())
+        .await
+        .expect("a response");
+    assert_eq!(guest.status(), 404);
+    let guest = post(GUEST, Some(&session), list.clone())
+        .await
+        .expect("a response");
+    assert_eq!(guest.status(), 404);
+
+    let clerk = post(CLERK, Some(&session), initialized)
+        .await
+        .expect("a response");
+    assert!(clerk.status().is_success(), "{}", clerk.status());
+    let clerk = post(CLERK, Some(&session), list).await.expect("a response");
+    assert_eq!(clerk.status(), 200);
+    let body = clerk.text().await.expect("a body");
+    assert!(body.contains("\"refund\""), "{body}");
+}

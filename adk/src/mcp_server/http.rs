@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::Exposed;
 use super::caller::{Callers, HttpCaller};
 use super::handler::FaceHandler;
+use super::session::SessionOwners;
 use crate::server::Identify;
 
 /// The path the router serves MCP at.
@@ -34,33 +35,30 @@ pub(crate) fn router<I: Identify>(
     };
     let mut config = StreamableHttpServerConfig::default();
     config.cancellation_token = stop;
-    let service = StreamableHttpService::new(
-        move || Ok(handler.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let identify = Arc::new(identify);
+    let sessions = Arc::new(LocalSessionManager::default());
+    let owners = SessionOwners::new(Arc::clone(&sessions));
+    let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions, config);
+    let state = Arc::new((identify, owners));
     Router::new()
         .route_service(MCP_PATH, service)
-        .layer(axum::middleware::from_fn_with_state(
-            identify,
-            identified::<I>,
-        ))
+        .layer(axum::middleware::from_fn_with_state(state, identified::<I>))
 }
 
 /// Puts the request's caller into its extensions, where the handler finds it in the
-/// HTTP parts rmcp hands over; or refuses the request.
+/// HTTP parts rmcp hands over, and keeps it to its own sessions; or refuses the request.
 async fn identified<I: Identify>(
-    State(identify): State<Arc<I>>,
+    State(state): State<Arc<(I, SessionOwners)>>,
     request: Request,
     next: Next,
 ) -> Response {
+    let (identify, owners) = &*state;
     let (parts, body) = request.into_parts();
     match identify.identify(&parts).await {
         Ok(identity) => {
+            let principal = identity.principal().clone();
             let mut request = Request::from_parts(parts, body);
             request.extensions_mut().insert(HttpCaller(identity));
-            next.run(request).await
+            owners.guard(principal, request, next).await
         }
         Err(rejection) => rejection.into_response(),
     }

@@ -52,6 +52,9 @@
 //! it never runs), checks the arguments against the tool's schema, and the tool
 //! wrappers wrap the call. The real model is never called for it.
 //!
+//! Over HTTP a session (`Mcp-Session-Id`) belongs to the principal that opened it:
+//! another caller naming it gets 404, as for a session that does not exist.
+//!
 //! # Results
 //!
 //! | the run | the call's result |
@@ -99,6 +102,7 @@ mod listing;
 mod outcome;
 mod progress;
 mod resume;
+mod session;
 
 use std::collections::BTreeMap;
 use std::fmt;
