@@ -50,7 +50,9 @@
 //! makes that one call: the loop refuses a tool outside the caller's run (the JSON-RPC
 //! error "invalid params", `unknown tool`, the same as for a tool that does not exist;
 //! it never runs), checks the arguments against the tool's schema, and the tool
-//! wrappers wrap the call. The real model is never called for it.
+//! wrappers wrap the call. The real model is never called for it; the stand-in's turns
+//! go through the `wrap_model` hooks like the model's (a limit on model calls counts
+//! them), and the call returns directly, so the run ends with it.
 //!
 //! Over HTTP a session (`Mcp-Session-Id`) belongs to the principal that opened it:
 //! another caller naming it gets 404, as for a session that does not exist.

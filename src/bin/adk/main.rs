@@ -125,7 +125,8 @@ enum Command {
         /// What the clients call: the agent, its tools, or both.
         #[arg(long, value_enum, default_value = "agent")]
         expose: mcp::Expose,
-        /// Serve streamable HTTP on this address (at /mcp) instead of stdio.
+        /// Serve streamable HTTP on this address (at /mcp; 127.0.0.1:3001 when none is
+        /// given) instead of stdio.
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:3001")]
         http: Option<SocketAddr>,
         /// With --http: let in only callers that send `Authorization: Bearer TOKEN`, with

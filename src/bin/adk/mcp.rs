@@ -54,6 +54,12 @@ impl Options<'_> {
         };
         let Some(addr) = self.http else {
             // Standard output is the protocol's: what the command says goes to stderr.
+            if !self.tokens.is_empty() {
+                let _ = writeln!(
+                    anstream::stderr(),
+                    "note: tokens apply to --http; over stdio the client is the one that started the command"
+                );
+            }
             let mut identity = Identity::new(Principal::new("stdio"));
             if let Some(role) = &self.role {
                 identity = identity.with(Role::new(role));
