@@ -46,6 +46,8 @@ async fn python_client_sees_and_calls_only_its_roles_tools() {
             "lookup_order",
             "report",
             "cancel_order",
+            "slow",
+            "slow_state",
             "resume"
         ]
     );
@@ -62,6 +64,8 @@ async fn python_client_sees_and_calls_only_its_roles_tools() {
             "refund",
             "report",
             "cancel_order",
+            "slow",
+            "slow_state",
             "resume"
         ]
     );
@@ -361,4 +365,23 @@ async fn another_callers_session_is_not_found() {
     assert_eq!(clerk.status(), 200);
     let body = clerk.text().await.expect("a body");
     assert!(body.contains("\"refund\""), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_the_client_gives_up_on_is_cancelled() {
+    let face = Face::start().await;
+    let steps = json!([
+        {"op": "call", "tool": "slow", "arguments": {}, "timeout": 1},
+        {"op": "sleep", "seconds": 1},
+        {"op": "call", "tool": "slow_state", "arguments": {}},
+    ]);
+    let out = python_http(&face, GUEST, steps).await;
+    assert_eq!(out[0]["gave_up"], true, "{}", out[0]);
+    // Within the same session: the run was dropped on the client's `notifications/cancelled`.
+    assert_eq!(
+        text(&out[2]),
+        "started 1, finished 0, dropped 1",
+        "{}",
+        out[2]
+    );
 }

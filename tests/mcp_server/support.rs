@@ -131,6 +131,7 @@ impl Face {
             counted.fetch_add(1, Ordering::SeqCst);
             async { Ok::<_, std::convert::Infallible>(ToolOutput::new("refunded")) }
         });
+        let (slow, slow_state) = slow_tools();
         let model = ScriptedModel::per_run([Turn::stream(["Order 7 ", "has ", "shipped."])]);
         let agent = Agent::builder(model)
             .name("support")
@@ -142,6 +143,8 @@ impl Face {
                 Duration::from_millis(20),
             ))
             .tool(text_tool("cancel_order", "cancelled"))
+            .tool(slow)
+            .tool(slow_state)
             .build()
             .expect("an agent");
         let clerks_refund = tower_adk::handlers::filter_tools(|ext, tool| {
@@ -181,4 +184,46 @@ impl Drop for Face {
             let _ = stop.send(());
         }
     }
+}
+
+/// `slow`, a call that takes a minute, and `slow_state`, which says where the last call
+/// of `slow` is: `running`, `finished`, or `dropped` (its run was cancelled).
+fn slow_tools() -> (Tool, Tool) {
+    #[derive(Default)]
+    struct State {
+        started: AtomicUsize,
+        finished: AtomicUsize,
+        dropped: AtomicUsize,
+    }
+    struct Dropped(Arc<State>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.dropped.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let state = Arc::new(State::default());
+    let called = Arc::clone(&state);
+    let slow = Tool::from_fn(ToolInfo::new("slow", "Takes a minute."), move |_| {
+        let state = Arc::clone(&called);
+        async move {
+            state.started.fetch_add(1, Ordering::SeqCst);
+            let guard = Dropped(Arc::clone(&state));
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            std::mem::forget(guard);
+            state.finished.fetch_add(1, Ordering::SeqCst);
+            Ok::<_, std::convert::Infallible>(ToolOutput::new("done"))
+        }
+    });
+    let slow_state = Tool::from_fn(ToolInfo::new("slow_state", "Where `slow` is."), move |_| {
+        let (started, finished, dropped) = (
+            state.started.load(Ordering::SeqCst),
+            state.finished.load(Ordering::SeqCst),
+            state.dropped.load(Ordering::SeqCst),
+        );
+        async move {
+            let text = format!("started {started}, finished {finished}, dropped {dropped}");
+            Ok::<_, std::convert::Infallible>(ToolOutput::new(text))
+        }
+    });
+    (slow, slow_state)
 }

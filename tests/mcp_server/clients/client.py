@@ -5,13 +5,16 @@
 
 STEPS_JSON is a list of steps, run in order on one session:
     {"op": "list"}                                  the tools' names and schemas
-    {"op": "call", "tool": T, "arguments": {...}, "progress": true}
+    {"op": "call", "tool": T, "arguments": {...}, "progress": true, "timeout": SECONDS}
+        (past the timeout the SDK gives up on the call and sends `notifications/cancelled`)
+    {"op": "sleep", "seconds": S}
     {"op": "resume", "of": I, "decisions": {...}?}  calls the resume tool with the
         arguments the interrupted result of step I gave (its decisions replaced if given)
 
 Prints one JSON list: for each step {"tools", "schemas"}, or {"result", "progress"} with
 the result as the SDK read it (camelCase) and the progress notifications received, in
-order, or {"error": {"code", "message"}} for a JSON-RPC error.
+order, or {"error": {"code", "message"}} for a JSON-RPC error, or {"gave_up": true} for a
+call past its timeout.
 """
 
 import json
@@ -25,7 +28,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 
-async def call(session, tool, arguments, progress_wanted):
+async def call(session, tool, arguments, progress_wanted, timeout=None):
     progress = []
 
     async def on_progress(value, total, message):
@@ -33,9 +36,15 @@ async def call(session, tool, arguments, progress_wanted):
 
     callback = on_progress if progress_wanted else None
     try:
-        result = await session.call_tool(tool, arguments, progress_callback=callback)
+        result = await session.call_tool(
+            tool, arguments, read_timeout_seconds=timeout, progress_callback=callback
+        )
     except MCPError as error:
+        if timeout is not None and "timed out" in error.message.lower():
+            return {"gave_up": True}
         return {"error": {"code": error.code, "message": error.message}, "progress": progress}
+    except TimeoutError:
+        return {"gave_up": True}
     dumped = result.model_dump(mode="json", by_alias=True, exclude_none=True)
     return {"result": dumped, "progress": progress}
 
@@ -51,7 +60,11 @@ async def run_steps(session, steps):
                 "schemas": {tool.name: tool.input_schema for tool in listed.tools},
             })
         elif step["op"] == "call":
-            out.append(await call(session, step["tool"], step.get("arguments"), step.get("progress")))
+            arguments, progress = step.get("arguments"), step.get("progress")
+            out.append(await call(session, step["tool"], arguments, progress, step.get("timeout")))
+        elif step["op"] == "sleep":
+            await anyio.sleep(step["seconds"])
+            out.append({})
         elif step["op"] == "resume":
             resume = out[step["of"]]["result"]["structuredContent"]["resume"]
             arguments = dict(resume["arguments"])
