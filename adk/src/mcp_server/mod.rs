@@ -320,3 +320,34 @@ impl fmt::Debug for McpFace {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<T: Send + Sync>(_: &T) {}
+    fn assert_send<T: Send>(_: &T) {}
+
+    #[test]
+    fn the_face_and_its_serving_futures_can_move_to_other_tasks() {
+        let agent = crate::agent::Agent::builder(crate::testing::ScriptedModel::default())
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let face = McpFace::agent("a", agent.clone()).with_tools(agent);
+        assert_send_sync(&face);
+        let (read, write) = tokio::io::duplex(64);
+        assert_send(&face.serve_io(read, write));
+    }
+
+    #[tokio::test]
+    async fn a_client_that_closes_before_initializing_is_an_initialize_error() {
+        let agent = crate::agent::Agent::builder(crate::testing::ScriptedModel::default())
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (ours, theirs) = tokio::io::duplex(1024);
+        drop(theirs);
+        let (read, write) = tokio::io::split(ours);
+        let served = McpFace::agent("a", agent).serve_io(read, write).await;
+        assert!(matches!(served, Err(ServeError::Initialize(_))), "{served:?}");
+    }
+}
