@@ -44,6 +44,8 @@ fn mcp_over_stdio_answers_json_rpc_and_stops_when_stdin_closes() {
     );
     let mut stdin = server.0.stdin.take().expect("piped");
     let mut lines = BufReader::new(server.0.stdout.take().expect("piped")).lines();
+    // A line that is not JSON-RPC is skipped; the session goes on.
+    writeln!(stdin, "not json").expect("write");
     let mut send = |message: Value| writeln!(stdin, "{message}").expect("write");
     let mut read = || -> Value {
         let line = lines.next().expect("a line").expect("text");
@@ -90,6 +92,10 @@ fn mcp_over_stdio_answers_json_rpc_and_stops_when_stdin_closes() {
     );
     let refused = read();
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
+
+    send(json!({"jsonrpc": "2.0", "id": 5, "method": "no/such/method"}));
+    let unknown = read();
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
 
     drop(stdin);
     assert!(wait_for_exit(&mut server.0).success());

@@ -348,6 +348,9 @@ mod tests {
         drop(theirs);
         let (read, write) = tokio::io::split(ours);
         let served = McpFace::agent("a", agent).serve_io(read, write).await;
-        assert!(matches!(served, Err(ServeError::Initialize(_))), "{served:?}");
+        assert!(
+            matches!(served, Err(ServeError::Initialize(_))),
+            "{served:?}"
+        );
     }
 }
