@@ -18,6 +18,7 @@
 //! - [`providers`] has a model for OpenAI-compatible servers (feature `openai`) and tools
 //!   from MCP servers (feature `mcp`); `tracing` adds spans with `gen_ai.*` attributes
 //!   (`telemetry`), and `otel` exports them over OTLP.
+//! - `mcp_server` (feature `mcp-server`) serves an agent, or its tools, to MCP clients.
 //!
 //! # Example
 //!
@@ -74,6 +75,8 @@ pub mod eval;
 pub mod handler;
 mod hook;
 pub mod interrupt;
+#[cfg(feature = "mcp-server")]
+pub mod mcp_server;
 pub mod message;
 pub mod model;
 pub mod output;

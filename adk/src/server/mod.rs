@@ -464,6 +464,16 @@ impl ServedAgent {
         self
     }
 
+    /// The agent, without its layers.
+    pub(crate) fn agent(&self) -> &Agent {
+        &self.agent
+    }
+
+    /// What the agent does, as the listing says.
+    pub(crate) fn about(&self) -> &str {
+        &self.description
+    }
+
     /// Starts a run through the layers. Dispatching per request, it calls a clone of the
     /// service with `oneshot`, which waits for the clone to be ready.
     pub(crate) async fn call(&self, request: AgentRequest) -> Result<AgentRun, ApiError> {

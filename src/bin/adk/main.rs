@@ -5,10 +5,11 @@
 //! adk check examples/agents/booking.yaml
 //! adk run examples/agents/booking.yaml
 //! adk serve examples/agents/booking.yaml --addr 127.0.0.1:3000
+//! adk mcp examples/agents/booking.yaml --http 127.0.0.1:3001
 //! adk eval examples/agents/booking.yaml examples/evals/booking.yaml --html report.html
 //! ```
 //!
-//! One module per command (`check`, `chat`, `serve`, `eval`), `load` for what they share (reading
+//! One module per command (`check`, `chat`, `serve`, `mcp`, `eval`), `load` for what they share (reading
 //! and loading files, with every problem shown), `screen` for how runs look in the
 //! terminal.
 
@@ -16,6 +17,7 @@ mod chat;
 mod check;
 mod eval;
 mod load;
+mod mcp;
 mod screen;
 mod serve;
 
@@ -114,6 +116,40 @@ enum Command {
         /// (`/.well-known/agent-card.json`, `/a2a`).
         #[arg(long)]
         a2a: bool,
+    },
+    /// Serve an agent file to MCP clients, over stdio or streamable HTTP
+    ///
+    /// Over stdio (the default) a desktop client or an IDE starts the command and talks
+    /// on its stdin and stdout; with --http, clients connect to http://ADDR/mcp until
+    /// Ctrl-C. The agent is one tool named after it ({"message", "thread"?} in, its reply
+    /// out); --expose tools serves its tools instead, through the file's handlers. A call
+    /// that stops for an approval answers with how to go on through the `resume` tool.
+    Mcp {
+        /// The agent file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// What the clients call: the agent, its tools, or both.
+        #[arg(long, value_enum, default_value = "agent")]
+        expose: mcp::Expose,
+        /// Serve streamable HTTP on this address (at /mcp; 127.0.0.1:3001 when none is
+        /// given) instead of stdio.
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:3001")]
+        http: Option<SocketAddr>,
+        /// With --http: let in only callers that send `Authorization: Bearer TOKEN`, with
+        /// ROLE as their role (for the file's role filter), as `adk serve` does; or set
+        /// ADK_TOKENS (comma-separated).
+        #[arg(
+            long = "token",
+            value_name = "TOKEN=ROLE",
+            value_parser = serve::parse_token,
+            env = "ADK_TOKENS",
+            value_delimiter = ',',
+            hide_env_values = true
+        )]
+        tokens: Vec<(String, String)>,
+        /// Over stdio: the client's role (for the file's role filter).
+        #[arg(long, value_name = "ROLE", conflicts_with = "http")]
+        role: Option<String>,
     },
     /// Run an eval set against an agent file and score it
     ///
@@ -226,6 +262,23 @@ fn main() -> ExitCode {
             metrics,
             a2a,
         } => runtime.block_on(serve::serve(&files, addr, tokens, metrics, a2a)),
+        } => runtime.block_on(serve::serve(&files, addr, tokens, metrics)),
+        Command::Mcp {
+            file,
+            expose,
+            http,
+            tokens,
+            role,
+        } => runtime.block_on(
+            mcp::Options {
+                file: &file,
+                expose,
+                http,
+                tokens,
+                role,
+            }
+            .serve(),
+        ),
         Command::Eval {
             agent,
             set,

@@ -124,7 +124,7 @@ async fn drain_on_stop(shutdown: Shutdown) {
 }
 
 /// Ctrl-C, or SIGTERM on Unix (how service managers and containers stop a process).
-async fn stop_asked() {
+pub(crate) async fn stop_asked() {
     let interrupt = async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
