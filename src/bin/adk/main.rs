@@ -262,7 +262,6 @@ fn main() -> ExitCode {
             metrics,
             a2a,
         } => runtime.block_on(serve::serve(&files, addr, tokens, metrics, a2a)),
-        } => runtime.block_on(serve::serve(&files, addr, tokens, metrics)),
         Command::Mcp {
             file,
             expose,
