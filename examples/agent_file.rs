@@ -8,54 +8,17 @@
 //! cargo run --example agent_file --features config -- path/to/agent.yaml   # another file
 //! ```
 
-use schemars::JsonSchema;
-use serde::Deserialize;
+#[path = "common/support_tools.rs"]
+mod support_tools;
+
 use tower::ServiceExt;
-use tower_adk::file::{AgentFile, Registry, Role};
+use tower_adk::file::{AgentFile, Role};
 use tower_adk::futures::StreamExt;
 use tower_adk::interrupt::Decision;
-use tower_adk::{AgentEvent, AgentRequest, BoxError, RunStatus, Tool, ToolContext};
+use tower_adk::{AgentEvent, AgentRequest, BoxError, RunStatus};
 
-/// An order, by its number.
-#[derive(Deserialize, JsonSchema)]
-struct Order {
-    /// The order's number.
-    id: u32,
-}
+use self::support_tools::registry;
 
-/// A refund of an order.
-#[derive(Deserialize, JsonSchema)]
-struct Refund {
-    /// The order's number.
-    id: u32,
-    /// How much, in EUR.
-    amount: u32,
-}
-
-/// The tools support.yaml names, in Rust.
-fn registry() -> Registry {
-    Registry::new()
-        .tool(Tool::typed(
-            "lookup_order",
-            "Looks an order up by its number",
-            |_: ToolContext, order: Order| async move {
-                Ok(format!("order {}: delivered on Monday, 25 EUR", order.id))
-            },
-        ))
-        .tool(Tool::typed(
-            "refund",
-            "Refunds an order",
-            |_: ToolContext, refund: Refund| async move {
-                Ok(format!(
-                    "refunded {} EUR on order {}",
-                    refund.amount, refund.id
-                ))
-            },
-        ))
-}
-
-/// What the tool said: the last line inside the untrusted envelope that the file puts
-/// around each output (its note first, then the output between tags).
 fn last_line(text: &str) -> &str {
     let mut lines = text.lines().rev().filter(|line| !line.trim().is_empty());
     match lines.next() {

@@ -25,6 +25,11 @@ mod long_conversation;
 #[path = "../../examples/vision.rs"]
 mod vision;
 
+#[cfg(all(feature = "config", feature = "a2a-client", feature = "server"))]
+#[allow(dead_code)]
+#[path = "../../examples/a2a.rs"]
+mod a2a;
+
 use tower_adk::{RunStatus, ToolErrorKind};
 
 /// Runs the approval example's session with `input` on stdin; its result and output.
@@ -200,6 +205,29 @@ async fn the_structured_output_example_runs_to_its_end() {
 #[tokio::test]
 async fn the_long_conversation_example_runs_to_its_end() {
     long_conversation::demo().await.unwrap();
+}
+
+/// The `a2a` example: the support agent's approval, asked behind A2A, stops the
+/// concierge's run under the remote interrupt's own id; approving it resumes both runs,
+/// and the remote refund's closing answer comes back as the concierge's tool result.
+#[cfg(all(feature = "config", feature = "a2a-client", feature = "server"))]
+#[tokio::test]
+async fn a2a_example_carries_the_remote_approval_across_and_back() {
+    let (stopped, done) = a2a::demo().await.unwrap();
+    assert_eq!(stopped.status, RunStatus::Interrupted);
+    let ids: Vec<_> = stopped.interrupts.iter().map(|i| i.id.as_str()).collect();
+    assert_eq!(ids, ["agent:concierge/tool:c1/agent:support/tool:call_1"]);
+    assert_eq!(
+        stopped.interrupts[0].payload["description"],
+        "Refund this order?"
+    );
+    assert_eq!(done.status, RunStatus::Completed);
+    let answer = done.tool_record("c1").unwrap();
+    assert!(answer.error.is_none(), "{answer:?}");
+    assert_eq!(
+        answer.content,
+        "Order 7 is refunded; 25 EUR are on their way back to you."
+    );
 }
 
 /// The README's Rust examples are whole programs, shown whole: a reader pastes what

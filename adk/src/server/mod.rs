@@ -465,11 +465,13 @@ impl ServedAgent {
     }
 
     /// The agent, without its layers.
+    #[cfg(feature = "mcp-server")]
     pub(crate) fn agent(&self) -> &Agent {
         &self.agent
     }
 
     /// What the agent does, as the listing says.
+    #[cfg(feature = "mcp-server")]
     pub(crate) fn about(&self) -> &str {
         &self.description
     }
