@@ -159,3 +159,61 @@ async fn a_server_without_a2a_has_no_a2a_routes() {
         .unwrap();
     assert_eq!(card.status(), 404);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_streaming_client_that_goes_away_cancels_the_run_and_the_task() {
+    use futures::StreamExt;
+    let agents = agents();
+    let slow = agents.slow.clone();
+    let server = TestServer::start(agents.server).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage", "params": {
+        "message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "Take your time"}]}}});
+    let response = reqwest::Client::new()
+        .post(server.url("/agents/slow/a2a"))
+        .bearer_auth(ALICE)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let mut stream = response.bytes_stream();
+    let mut read = String::new();
+    while !read.contains("statusUpdate") {
+        read.push_str(std::str::from_utf8(&stream.next().await.unwrap().unwrap()).unwrap());
+    }
+    let task: Value = read
+        .lines()
+        .find_map(|line| {
+            let data: Value = serde_json::from_str(line.strip_prefix("data: ")?).ok()?;
+            Some(data["result"]["task"].clone()).filter(|t| !t.is_null())
+        })
+        .unwrap();
+    drop(stream);
+    let get = json!({"jsonrpc": "2.0", "id": 2, "method": "GetTask", "params": {"id": task["id"]}});
+    let mut state = Value::Null;
+    for _ in 0..50 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let answer: Value = reqwest::Client::new()
+            .post(server.url("/agents/slow/a2a"))
+            .bearer_auth(ALICE)
+            .json(&get)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        state = answer["result"]["status"]["state"].clone();
+        if state == "TASK_STATE_CANCELED" {
+            break;
+        }
+    }
+    assert_eq!(state, "TASK_STATE_CANCELED", "{task}");
+    let context = task["contextId"].as_str().unwrap();
+    for _ in 0..50 {
+        if slow.last_checkpoint(context).await.unwrap().is_some() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("the run left no checkpoint");
+}

@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::json;
+use tower_adk::auth::{Access, Action};
 use tower_adk::interrupt::Interrupt;
 use tower_adk::server::a2a::A2a;
 use tower_adk::server::{BearerTokens, ServedAgent, Server};
@@ -28,6 +29,8 @@ use tower_adk::{Agent, BoxError, Tool, ToolInfo, ToolOutput, ToolRequest};
 /// The tokens of the two callers.
 const ALICE: &str = "alice-token";
 const BOB: &str = "bob-token";
+/// A manager, who may decide on anyone's pending calls at the `vault`.
+const MARIA: &str = "maria-token";
 
 #[derive(Debug, Clone)]
 struct User;
@@ -61,7 +64,8 @@ fn asking_tool(paid: &Counter) -> Tool {
 }
 
 /// The agents: `weather` (calls a tool, then streams "It is sunny."), `bank` (asks
-/// before it pays), `slow` (a tool that takes an hour).
+/// before it pays), `slow` (a tool that takes an hour), `vault` (asks before it pays; a
+/// manager, `maria`, may decide on anyone's payment).
 struct Agents {
     weather: Agent,
     slow: Agent,
@@ -93,9 +97,22 @@ fn agents() -> Agents {
     .tool(sleep_tool("wait", Duration::from_secs(3600), "waited"))
     .build()
     .unwrap();
+    let vault = Agent::builder(ScriptedModel::per_run([
+        Turn::call("c1", "pay", json!({"to": "Bob"})),
+        Turn::text("Done."),
+    ]))
+    .name("vault")
+    .tool(asking_tool(&paid))
+    .authorize(|access: &Access<'_>| {
+        let manager = access.caller.subject() == "maria";
+        access.is_owner() || (manager && access.action == Action::Decide)
+    })
+    .build()
+    .unwrap();
     let tokens = BearerTokens::new()
         .token_of("alice", ALICE, User)
-        .token_of("bob", BOB, User);
+        .token_of("bob", BOB, User)
+        .token_of("maria", MARIA, User);
     let server = Server::new()
         .agent(
             "weather",
@@ -103,6 +120,7 @@ fn agents() -> Agents {
         )
         .agent("bank", bank)
         .agent("slow", slow.clone())
+        .agent("vault", vault)
         .identify(tokens)
         .a2a(A2a::new().root("weather").version("2.0.0"));
     Agents {

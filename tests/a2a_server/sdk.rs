@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{ALICE, BOB, TestServer, agents, python};
+use super::{ALICE, BOB, MARIA, TestServer, agents, python};
 
 /// The states of a stream's status updates, in order.
 fn states(events: &[Value]) -> Vec<&str> {
@@ -188,4 +188,19 @@ async fn another_principals_task_and_context_are_not_found_and_nothing_runs() {
     assert_eq!(outcomes["context"], "TaskNotFound");
     assert_eq!(outcomes["owner_sees"], "TASK_STATE_INPUT_REQUIRED");
     assert_eq!(paid.get(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_principal_the_agent_lets_decide_resumes_anothers_task_as_on_our_resume_route() {
+    let agents = agents();
+    let paid = agents.paid.clone();
+    let server = TestServer::start(agents.server).await;
+    let decided = python(&["decide", &server.url("/agents/vault"), ALICE, MARIA]).await;
+    let second = events(&decided, "second");
+    assert_eq!(
+        states(&second),
+        ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]
+    );
+    assert_eq!(paid.get(), 1);
+    assert_eq!(decided["owner_sees"], "TASK_STATE_COMPLETED");
 }

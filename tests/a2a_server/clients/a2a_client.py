@@ -163,9 +163,20 @@ async def other(base, token, other_token):
     return outcomes
 
 
+async def decide(base, token, decider_token):
+    owner = await client(base, token)
+    first, task_id, context_id, asked = await interrupted(owner)
+    decider = await client(base, decider_token)
+    interrupts = [p["data"]["interrupts"] for p in asked["parts"] if "data" in p][0]
+    decisions = {i["id"]: {"type": "approve"} for i in interrupts}
+    second = await events(decider, decision_message(task_id, context_id, decisions))
+    got = await owner.get_task(pb.GetTaskRequest(id=task_id))
+    return {"second": second, "owner_sees": pb.TaskState.Name(got.status.state)}
+
+
 SCENARIOS = {
     "card": card, "send": send, "stream": stream, "approve": approve, "reject": reject,
-    "cancel": cancel, "other": other,
+    "cancel": cancel, "other": other, "decide": decide,
 }
 
 if __name__ == "__main__":

@@ -121,3 +121,75 @@ pub(super) fn failure_parts(error: &WireError) -> Vec<Part> {
         Part::data(json!({ "error": error })),
     ]
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::a2a::Role;
+
+    fn pending(payload: Value) -> PendingInterrupt {
+        serde_json::from_value(json!({"id": "agent:a/tool:c1", "payload": payload})).unwrap()
+    }
+
+    fn said(parts: Vec<Part>) -> Message {
+        Message::new("m", Role::User, parts)
+    }
+
+    #[test]
+    fn a_data_part_carries_the_decisions_and_a_wrong_one_is_invalid_params() {
+        let one = [pending(json!({"question": "Pay?"}))];
+        let data = json!({"decisions": {"agent:a/tool:c1": {"type": "reject", "reason": "no"}}});
+        let read = decisions(&said(vec![Part::data(data)]), &one).unwrap();
+        assert_eq!(read["agent:a/tool:c1"].kind(), "reject");
+        let wrong = json!({"decisions": {"agent:a/tool:c1": {"type": "maybe"}}});
+        assert!(matches!(
+            decisions(&said(vec![Part::data(wrong)]), &one),
+            Err(A2aError::Rpc(_))
+        ));
+    }
+
+    #[test]
+    fn text_answers_one_interrupt_unless_its_payload_does_not_allow_an_answer() {
+        let question = [pending(json!({"question": "Which city?"}))];
+        let answered = decisions(&said(vec![Part::text("Paris")]), &question).unwrap();
+        assert_eq!(
+            answered["agent:a/tool:c1"],
+            Decision::Respond {
+                answer: json!("Paris")
+            }
+        );
+        let approval = [pending(json!({"allowed": ["approve", "reject"]}))];
+        assert!(decisions(&said(vec![Part::text("yes")]), &approval).is_err());
+        let two = [question[0].clone(), pending(json!({}))];
+        assert!(decisions(&said(vec![Part::text("Paris")]), &two).is_err());
+    }
+
+    #[test]
+    fn files_and_data_become_our_parts_and_an_empty_message_is_refused() {
+        let image = Part::url("https://example.com/a.png").with_media_type("image/png");
+        let file = Part::raw(b"%PDF".to_vec())
+            .with_media_type("application/pdf")
+            .with_filename("a.pdf");
+        let message = user_message(&said(vec![
+            Part::text("look"),
+            image,
+            file,
+            Part::data(json!({"k": 1})),
+        ]))
+        .unwrap();
+        let parts = message.parts();
+        assert!(matches!(parts[1], content::Part::Image(_)));
+        assert!(
+            matches!(&parts[2], content::Part::File { name: Some(name), .. } if name == "a.pdf")
+        );
+        assert_eq!(parts[3].as_text(), Some(r#"{"k":1}"#));
+        assert!(user_message(&said(Vec::new())).is_err());
+        assert_eq!(
+            user_message(&said(vec![Part::text("hi")]))
+                .unwrap()
+                .content(),
+            "hi"
+        );
+    }
+}

@@ -207,3 +207,63 @@ impl TaskEntry {
             .await;
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::a2a::Role;
+
+    fn entry(id: &str) -> Arc<TaskEntry> {
+        Arc::new(TaskEntry::new(
+            id.into(),
+            "agent",
+            Principal::new("alice"),
+            "c".into(),
+        ))
+    }
+
+    #[test]
+    fn history_is_cut_to_the_latest_messages_and_zero_means_none() {
+        let task = entry("t1");
+        task.start(Message::new("m1", Role::User, vec![Part::text("hi")]));
+        let answer = Message::new("m2", Role::Agent, vec![Part::text("hello")]);
+        task.end(TaskState::Completed, Some(answer), None);
+        assert_eq!(task.snapshot(None).history.len(), 2);
+        assert_eq!(task.snapshot(Some(1)).history[0].message_id, "m2");
+        assert!(task.snapshot(Some(0)).history.is_empty());
+        assert_eq!(task.snapshot(Some(9)).history.len(), 2);
+    }
+
+    #[test]
+    fn past_the_most_the_oldest_ended_task_is_forgotten_first() {
+        let tasks = Tasks::new(2);
+        let (running, ended) = (entry("running"), entry("ended"));
+        running.start(Message::default());
+        ended.end(TaskState::Completed, None, None);
+        tasks.insert(running);
+        tasks.insert(ended);
+        tasks.insert(entry("new"));
+        assert!(tasks.get("agent", "running").is_some());
+        assert!(tasks.get("agent", "ended").is_none());
+        assert!(tasks.get("agent", "new").is_some());
+        assert!(
+            tasks.get("other agent", "new").is_none(),
+            "a task is its agent's"
+        );
+    }
+
+    #[test]
+    fn the_answer_grows_as_text_streams_and_a_cancel_reaches_the_run() {
+        let task = entry("t");
+        assert!(!task.append_answer("It is "));
+        assert!(task.append_answer("sunny."));
+        assert_eq!(
+            task.snapshot(None).artifacts[0].parts[0].as_text(),
+            Some("It is sunny.")
+        );
+        assert!(!task.cancel(), "nothing runs yet");
+        let token = task.start(Message::default());
+        assert!(task.cancel() && token.is_cancelled());
+    }
+}
