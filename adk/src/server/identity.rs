@@ -228,6 +228,8 @@ pub(crate) trait DynIdentify: Send + Sync + 'static {
         parts: &'a Parts,
     ) -> Pin<Box<dyn Future<Output = Result<Identity, Rejection>> + Send + 'a>>;
 
+    /// [`Identify::scheme`], which the A2A card names.
+    #[cfg(feature = "a2a")]
     fn scheme(&self) -> Option<&'static str>;
 }
 
@@ -239,6 +241,7 @@ impl<T: Identify> DynIdentify for T {
         Box::pin(Identify::identify(self, parts))
     }
 
+    #[cfg(feature = "a2a")]
     fn scheme(&self) -> Option<&'static str> {
         Identify::scheme(self)
     }
