@@ -34,6 +34,11 @@
 //! `wrk` then closes them, and every run must be cancelled. The floor's figure is taken
 //! the same way, its handler sending the same first 5 events and then waiting 10 s.
 //!
+//! With the feature `a2a` (`cargo bench --features server,a2a --bench serve`), two more
+//! rows: the same run over A2A, `SendStreamingMessage` on `POST /agents/stream/a2a`
+//! (JSON-RPC, `A2A-Version: 1.0`), its stream read until `TASK_STATE_COMPLETED`; the
+//! body benches/peers/a2a-sdk posts to a2a-sdk's own server, by the same wrk script.
+//!
 //! `cargo test --features server --bench serve` (no `--bench` argument) does a quick run
 //! instead: 10 connections for 1 s each, and asserts the same (no errors, runs done,
 //! disconnected runs cancelled); timings are printed, not checked.
@@ -261,6 +266,23 @@ struct Target {
 }
 
 impl Target {
+    /// A run over A2A (feature `a2a`): `SendStreamingMessage` on the agent's JSON-RPC
+    /// endpoint, `POST /agents/{agent}/a2a`, the body benches/peers/a2a-sdk posts too.
+    #[cfg(feature = "a2a")]
+    fn a2a(addr: SocketAddr, agent: &str) -> Self {
+        let message = json!({"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": INPUT}]});
+        Target {
+            url: format!("http://{addr}/agents/{agent}/a2a"),
+            body: json!({
+                "jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+                "params": {"message": message},
+            })
+            .to_string(),
+            done: "TASK_STATE_COMPLETED",
+            header: Some("A2A-Version: 1.0"),
+        }
+    }
+
     /// A run of our own route, `POST /agents/{agent}/runs`.
     fn runs(addr: SocketAddr, agent: &str) -> Self {
         Target {
@@ -529,10 +551,10 @@ fn main() {
     println!("serve: load average {} before", load());
 
     let stream = agent("stream", text_tool("track", "in transit"));
-    let (addr, task) = serve(
-        &rt,
-        Server::new().agent("stream", ServedAgent::new(stream.clone())),
-    );
+    let server = Server::new().agent("stream", ServedAgent::new(stream.clone()));
+    #[cfg(feature = "a2a")]
+    let server = server.a2a(tower_adk::server::a2a::A2a::new());
+    let (addr, task) = serve(&rt, server);
     let ours = Target::runs(addr, "stream");
     let body = check_one_run(&rt, &stream, &ours.url);
     let events = events_of(&body);
@@ -569,14 +591,18 @@ fn main() {
         );
     }
 
-    let targets = [ours.clone(), floor_at("stream")];
+    #[allow(unused_mut)]
+    let mut targets = vec![ours.clone(), floor_at("stream")];
+    #[cfg(feature = "a2a")]
+    targets.push(Target::a2a(addr, "stream"));
     // Warm-up: the runtime's threads, the allocator, the server's replay log.
     for target in &targets {
         wrk(target, plan.concurrency.min(10), 1);
     }
 
     let n = plan.concurrency;
-    let rows = [
+    #[allow(unused_mut)]
+    let mut rows = vec![
         ("in-process, 1 caller", Way::InProcess, 1),
         ("HTTP (wrk), 1 connection", Way::Http(0), 1),
         ("floor: bare axum, 1", Way::Http(1), 1),
@@ -584,6 +610,11 @@ fn main() {
         ("HTTP (wrk), N connections", Way::Http(0), n),
         ("floor: bare axum, N", Way::Http(1), n),
     ];
+    #[cfg(feature = "a2a")]
+    rows.extend([
+        ("A2A stream (wrk), 1", Way::Http(2), 1),
+        ("A2A stream (wrk), N", Way::Http(2), n),
+    ]);
     let mut all: Vec<Vec<Figures>> = vec![Vec::new(); rows.len()];
     for round in 1..=plan.rounds {
         println!(
@@ -658,6 +689,15 @@ fn main() {
             (med(http, |f| f.p50_us) - med(local, |f| f.p50_us)) / 1e3,
             (med(http, |f| f.p99_us) - med(local, |f| f.p99_us)) / 1e3,
             med(http, |f| f.cpu_us_per_run) / med(bare, |f| f.cpu_us_per_run),
+        );
+    }
+    #[cfg(feature = "a2a")]
+    for (label, http, a2a) in [("1", 1, 6), ("N", 4, 7)] {
+        println!(
+            "at c={label}: A2A against our route: p50 {:+.3} ms, p99 {:+.3} ms, CPU per run {:+.1} µs",
+            (med(a2a, |f| f.p50_us) - med(http, |f| f.p50_us)) / 1e3,
+            (med(a2a, |f| f.p99_us) - med(http, |f| f.p99_us)) / 1e3,
+            med(a2a, |f| f.cpu_us_per_run) - med(http, |f| f.cpu_us_per_run),
         );
     }
     println!(
