@@ -12,7 +12,7 @@ use tower_adk::file::Role;
 use tower_adk::mcp_server::{MCP_PATH, McpFace};
 use tower_adk::server::{Anonymous, BearerTokens};
 
-use crate::serve::stop_asked;
+use crate::serve::{listen, stop_asked};
 use crate::{Failure, load, screen};
 
 /// What the MCP clients get to call.
@@ -73,14 +73,7 @@ impl Options<'_> {
                     Failure::Run
                 });
         };
-        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|error| {
-            screen::error(format_args!("cannot listen on {addr}: {error}"));
-            Failure::Run
-        })?;
-        let bound = listener.local_addr().map_err(|error| {
-            screen::error(format_args!("cannot listen on {addr}: {error}"));
-            Failure::Run
-        })?;
+        let (listener, bound) = listen(addr).await?;
         let mut err = anstream::stderr();
         let _ = writeln!(
             err,

@@ -73,14 +73,7 @@ pub(crate) async fn serve(
         };
         server = server.a2a(face);
     }
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|error| {
-        screen::error(format_args!("cannot listen on {addr}: {error}"));
-        Failure::Run
-    })?;
-    let bound = listener.local_addr().map_err(|error| {
-        screen::error(format_args!("cannot listen on {addr}: {error}"));
-        Failure::Run
-    })?;
+    let (listener, bound) = listen(addr).await?;
     let mut screen = Screen::new();
     screen.ok(format_args!("serving on http://{bound}"));
     for name in &names {
@@ -111,6 +104,20 @@ pub(crate) async fn serve(
 }
 
 /// Drains the server when a stop is asked for.
+/// A listener on `addr`, and the address it is bound to (the port chosen for `:0`); a
+/// failure said on the screen.
+pub(crate) async fn listen(
+    addr: SocketAddr,
+) -> Result<(tokio::net::TcpListener, SocketAddr), Failure> {
+    let cannot = |error: std::io::Error| {
+        screen::error(format_args!("cannot listen on {addr}: {error}"));
+        Failure::Run
+    };
+    let listener = tokio::net::TcpListener::bind(addr).await.map_err(cannot)?;
+    let bound = listener.local_addr().map_err(cannot)?;
+    Ok((listener, bound))
+}
+
 async fn drain_on_stop(shutdown: Shutdown) {
     stop_asked().await;
     Screen::new().note(format_args!(
