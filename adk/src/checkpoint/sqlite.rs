@@ -229,21 +229,6 @@ impl SqliteStore {
     }
 
     /// The time now and the time before which records have expired, in unix ms.
-    fn clock(&self) -> (i64, i64) {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_millis();
-        let now = i64::try_from(now).unwrap_or(i64::MAX);
-        let cutoff = match self.expire_after {
-            Some(ttl) => now.saturating_sub(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)),
-            None => i64::MIN,
-        };
-        (now, cutoff)
-    }
-}
-
-impl SqliteStore {
     /// The version of the thread's newest live record, after an append found it was not
     /// the one expected (for the conflict's error).
     async fn found(&self, thread: &str, cutoff: i64) -> Result<Option<u64>, StoreError> {
@@ -256,6 +241,19 @@ impl SqliteStore {
         .await
         .map_err(StoreError::backend)?;
         found.map(from_db).transpose()
+    }
+
+    fn clock(&self) -> (i64, i64) {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis();
+        let now = i64::try_from(now).unwrap_or(i64::MAX);
+        let cutoff = match self.expire_after {
+            Some(ttl) => now.saturating_sub(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX)),
+            None => i64::MIN,
+        };
+        (now, cutoff)
     }
 }
 
@@ -280,10 +278,9 @@ impl SqlStore for SqliteStore {
     ) -> Result<u64, StoreError> {
         let _turn = self.writer.lock().await;
         let (now, cutoff) = self.clock();
-        let connection = self.pool.acquire().await.map_err(StoreError::backend)?;
-        let mut connection = Closing(Some(connection));
-        let Some(executor) = connection.0.as_deref_mut() else {
-            return Err(StoreError::backend("no connection"));
+        let mut connection = Closing {
+            connection: self.pool.acquire().await.map_err(StoreError::backend)?,
+            finished: false,
         };
         sent.now();
         let rows = sqlx::query(&self.append)
@@ -293,10 +290,10 @@ impl SqlStore for SqliteStore {
             .bind(cutoff)
             .bind(expected.map(sql::to_db))
             .bind(bytes)
-            .fetch_all(executor)
+            .fetch_all(&mut *connection.connection)
             .await
             .map_err(|e| failed(sent, e))?;
-        connection.finished();
+        connection.finished = true;
         let appended = rows
             .iter()
             .find_map(|row| row.try_get::<i64, _>("version").ok());
@@ -350,22 +347,19 @@ fn append_script(limit: Duration, expires: bool) -> String {
 }
 
 /// A connection that goes back to the pool only once the script it runs has
-/// [`finished`](Closing::finished): dropped before (the append cancelled or cut off by
+/// finished: dropped before (the append cancelled or cut off by
 /// its bound, or failed midway), it is closed instead, which rolls back the transaction
 /// the script may have left open, so no other operation runs inside it.
-struct Closing(Option<PoolConnection<Sqlite>>);
-
-impl Closing {
+struct Closing {
+    connection: PoolConnection<Sqlite>,
     /// The script ran to its end: the connection is fit for the pool again.
-    fn finished(&mut self) {
-        self.0.take();
-    }
+    finished: bool,
 }
 
 impl Drop for Closing {
     fn drop(&mut self) {
-        if let Some(connection) = self.0.as_mut() {
-            connection.close_on_drop();
+        if !self.finished {
+            self.connection.close_on_drop();
         }
     }
 }
