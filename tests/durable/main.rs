@@ -10,6 +10,7 @@ mod interrupts;
 mod many;
 mod owners;
 mod threads;
+mod turns;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -119,8 +119,14 @@ async fn killed_between_turns_taken_over(store: &str, dir: &Path) {
     let checkpoints = open(store).await;
     let mut waited = Duration::ZERO;
     loop {
-        let head = checkpoints.head(&thread).await.unwrap();
-        let checkpoint = head.map(|h| Checkpoint::decode(&h.bytes).unwrap());
+        let checkpoint = match checkpoints.head(&thread).await.unwrap() {
+            Some(head) => Some(
+                Checkpoint::load(&*checkpoints, &thread, &head)
+                    .await
+                    .unwrap(),
+            ),
+            None => None,
+        };
         if checkpoint
             .is_some_and(|c| c.status == CheckpointStatus::Running && c.run.records().count() == 1)
         {

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::auth::{Decided, Principal};
-use crate::checkpoint::{CheckpointError, FORMAT};
+use crate::checkpoint::{CheckpointError, CheckpointStore, FORMAT, StoredRecord};
 use crate::interrupt::{Decisions, PendingInterrupt};
 use crate::message::Messages;
 use crate::model::UsageTotals;
@@ -47,7 +47,9 @@ impl CheckpointStatus {
 ///
 /// Written as JSON with the [format version](FORMAT) first: `{"format": 2, ...}`.
 /// Records of format 1 are read too: they have no owner (see [`Checkpoint::owner`]) and
-/// no audit trail.
+/// no audit trail. A record of format 3 holds only what changed since an earlier record
+/// of its run (the turns since): [`Checkpoint::load`] reads it, with the records it
+/// continues, through the store.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Checkpoint {
@@ -67,6 +69,7 @@ pub struct Checkpoint {
     /// The thread's history for the next run: before this run while it runs, is
     /// interrupted or failed; after it once it completed. (Without the instruction:
     /// each run puts its own first.)
+    #[serde(default)]
     pub base: Messages,
     /// The interrupts that wait for decisions (when interrupted), or that were answered
     /// (when the resumed run is running).
@@ -116,23 +119,131 @@ impl Checkpoint {
         serde_json::to_vec(self).map_err(|e| CheckpointError::Corrupt(e.to_string()))
     }
 
-    /// A record read back.
+    /// A record read back, from its bytes alone.
     ///
     /// # Errors
     ///
     /// [`CheckpointError::UnknownFormat`] for a record of a format version this version
-    /// does not read (it reads 1 and [`FORMAT`]),
+    /// does not read (it reads 1 to [`FORMAT`]),
+    /// [`CheckpointError::Continues`] for a record that holds only what changed since
+    /// an earlier one (read it with [`Checkpoint::load`]),
     /// [`CheckpointError::Corrupt`] for bytes that are not a record.
     pub fn decode(bytes: &[u8]) -> Result<Self, CheckpointError> {
-        #[derive(Deserialize)]
-        struct Format {
-            format: u32,
+        match decode_part(bytes)? {
+            (checkpoint, None) => Ok(checkpoint),
+            (_, Some(continues)) => Err(CheckpointError::Continues {
+                version: continues.version,
+            }),
         }
-        let corrupt = |e: serde_json::Error| CheckpointError::Corrupt(e.to_string());
-        let Format { format } = serde_json::from_slice(bytes).map_err(corrupt)?;
-        if !(1..=FORMAT).contains(&format) {
-            return Err(CheckpointError::UnknownFormat { found: format });
-        }
-        serde_json::from_slice(bytes).map_err(corrupt)
     }
+
+    /// A record of `thread` read back, with the earlier records it continues (read from
+    /// `store`) when it holds only what changed since them.
+    ///
+    /// ```
+    /// use tower_adk::agent::Checkpoint;
+    /// use tower_adk::checkpoint::{CheckpointStore, MemoryStore};
+    /// use tower_adk::testing::{ScriptedModel, Turn};
+    /// use tower_adk::{Agent, AgentRequest, Message};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = MemoryStore::new();
+    /// let model = ScriptedModel::new([Turn::text("hello")]);
+    /// let agent = Agent::builder(model).checkpoints(store.clone()).build()?;
+    /// let request = AgentRequest::new(vec![Message::user("hi")]).on_thread("t1");
+    /// agent.run(request).await?;
+    ///
+    /// let head = store.head("t1").await?.expect("the run wrote its thread");
+    /// let checkpoint = Checkpoint::load(&store, "t1", &head).await?;
+    /// assert_eq!(checkpoint.base.len(), 2); // the question and the answer
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`decode`](Checkpoint::decode)'s, but for [`CheckpointError::Continues`];
+    /// the store's; [`CheckpointError::Corrupt`] when a record it continues is gone
+    /// (it expired) or does not fit it.
+    pub async fn load<S: CheckpointStore + ?Sized>(
+        store: &S,
+        thread: &str,
+        record: &StoredRecord,
+    ) -> Result<Self, CheckpointError> {
+        let (mut checkpoint, mut continues) = decode_part(&record.bytes)?;
+        let mut version = record.version;
+        let mut later = Vec::new();
+        while let Some(link) = continues {
+            if link.version >= version || later.len() >= MAX_CHAIN {
+                return Err(broken(thread, version, link.version));
+            }
+            let earlier = store.get(thread, link.version).await?;
+            let earlier = earlier.ok_or_else(|| broken(thread, version, link.version))?;
+            later.push((checkpoint, link));
+            (checkpoint, continues) = decode_part(&earlier.bytes)?;
+            version = link.version;
+        }
+        while let Some((mut next, link)) = later.pop() {
+            if !next
+                .run
+                .continue_from(checkpoint.run, link.messages, link.records)
+            {
+                return Err(broken(thread, version, link.version));
+            }
+            next.base = checkpoint.base;
+            checkpoint = next;
+        }
+        Ok(checkpoint)
+    }
+}
+
+/// How many records a record may continue, one after the other: a durable run writes a
+/// whole record again after this many that continue one.
+pub(crate) const MAX_CHAIN: usize = 32;
+
+/// Where a record that holds only what changed since an earlier record of its run (format
+/// 3) continues: that record's version, and how many of its messages and tool records
+/// (of the turns before the one in progress) come before this record's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Continues {
+    pub(crate) version: u64,
+    pub(crate) messages: usize,
+    pub(crate) records: usize,
+}
+
+/// A record's fields, and where it continues an earlier one if it does.
+fn decode_part(bytes: &[u8]) -> Result<(Checkpoint, Option<Continues>), CheckpointError> {
+    #[derive(Deserialize)]
+    struct Header {
+        format: u32,
+        #[serde(default)]
+        continues: Option<Continues>,
+    }
+    let corrupt = |e: serde_json::Error| CheckpointError::Corrupt(e.to_string());
+    let Header { format, continues } = serde_json::from_slice(bytes).map_err(corrupt)?;
+    if !(1..=FORMAT).contains(&format) {
+        return Err(CheckpointError::UnknownFormat { found: format });
+    }
+    if (format == FORMAT) != continues.is_some() {
+        return Err(CheckpointError::Corrupt(format!(
+            "a record of format {format} {} continue another",
+            if continues.is_some() {
+                "does not"
+            } else {
+                "must"
+            }
+        )));
+    }
+    let checkpoint = serde_json::from_slice(bytes).map_err(corrupt)?;
+    Ok((checkpoint, continues))
+}
+
+/// The error of a record at `version` that continues one at `earlier` that is gone or
+/// does not fit it.
+fn broken(thread: &str, version: u64, earlier: u64) -> CheckpointError {
+    CheckpointError::Corrupt(format!(
+        "the record at version {version} of the thread `{thread}` continues the one at \
+         version {earlier}, which is gone (it expired) or does not fit it"
+    ))
 }

@@ -9,18 +9,23 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 use serde::Serialize;
 
-use super::checkpoint::{Checkpoint, CheckpointStatus};
+use super::checkpoint::{Checkpoint, CheckpointStatus, Continues, MAX_CHAIN};
 use super::error::{AgentError, ResumeError};
 use super::resume::{Plan, TakenUp};
 use super::run::Run;
 use super::shared::Released;
 use crate::auth::{Action, Asker, Decided, Principal};
 use crate::checkpoint::{CheckpointError, CheckpointId, CheckpointStore, FORMAT, StoreError};
+
+/// The format of a record that holds everything: its run whole, and the thread's
+/// history before it (format 3 holds only what changed since an earlier record).
+const WHOLE: u32 = 2;
 use crate::context::Locals;
 use crate::interrupt::{Decisions, PendingInterrupt};
 use crate::message::{Message, Messages};
 use crate::model::UsageTotals;
 use crate::telemetry::metrics;
+use crate::tool::ToolRecord;
 
 /// The durable side of a run: its thread, where the thread's head is, and the
 /// interrupts it raised or resumes from. (Boxed in the loop: most runs have none.)
@@ -57,21 +62,85 @@ pub(super) struct Durable {
     lease: Duration,
     /// When the run last wrote its record as running: its claim holds a lease from then.
     renewed: Option<Instant>,
+    /// What the run's last record holds, while the next one may continue it.
+    chain: Option<Box<Chain>>,
 }
 
-/// A record as it is written: [`Checkpoint`]'s fields, borrowed.
+/// What the run's last record holds, when it was a running record: the next running
+/// record holds only what changed since (format 3), if the run's history and records
+/// then begin with these. (Copies, not shared lists: a shared list would be copied
+/// whole by the loop's next change.)
+struct Chain {
+    /// The record's version.
+    version: u64,
+    /// How many records before it continue one another.
+    links: usize,
+    messages: Vec<Message>,
+    records: Vec<Arc<ToolRecord>>,
+}
+
+impl Chain {
+    /// Where a record of `run` continues this one, if the run's history and records
+    /// begin with this one's (no hook rewrote what it holds).
+    fn continued_by(&self, run: &Run) -> Option<Continues> {
+        let (messages, records) = (&run.history().messages, run.earlier_records());
+        let kept = messages.get(..self.messages.len())? == &self.messages[..];
+        let same = records.get(..self.records.len())?;
+        let same = same
+            .iter()
+            .zip(&self.records)
+            .all(|(a, b)| Arc::ptr_eq(a, b));
+        (kept && same && self.links < MAX_CHAIN).then_some(Continues {
+            version: self.version,
+            messages: self.messages.len(),
+            records: self.records.len(),
+        })
+    }
+
+    /// The chain after `run` was written at `version`, continuing this one (`Some`) or
+    /// whole.
+    fn after(this: Option<Box<Chain>>, continued: bool, run: &Run, version: u64) -> Box<Chain> {
+        let (messages, records) = (&run.history().messages[..], run.earlier_records());
+        match this {
+            Some(mut chain) if continued => {
+                chain
+                    .messages
+                    .extend_from_slice(&messages[chain.messages.len()..]);
+                chain
+                    .records
+                    .extend_from_slice(&records[chain.records.len()..]);
+                chain.version = version;
+                chain.links += 1;
+                chain
+            }
+            _ => Box::new(Chain {
+                version,
+                links: 0,
+                messages: messages.to_vec(),
+                records: records.to_vec(),
+            }),
+        }
+    }
+}
+
+/// A record as it is written: [`Checkpoint`]'s fields, borrowed; the run whole (`R` is
+/// `&Run`), or only what changed since the record it continues (a `RunTail`, without
+/// the base, which a run does not change while it runs).
 #[derive(Serialize)]
-struct RecordRef<'a> {
+struct RecordRef<'a, R> {
     format: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    continues: Option<Continues>,
     run_id: &'a str,
     owner: &'a Principal,
     status: CheckpointStatus,
-    run: &'a Run,
-    base: &'a Messages,
+    run: R,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base: Option<&'a Messages>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     interrupts: &'a [PendingInterrupt],
-    #[serde(skip_serializing_if = "Decisions::is_empty")]
-    decisions: &'a Decisions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decisions: Option<&'a Decisions>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     audit: &'a [Decided],
     #[serde(skip_serializing_if = "unused")]
@@ -113,6 +182,7 @@ impl Durable {
             earlier_usage: UsageTotals::default(),
             lease,
             renewed: None,
+            chain: None,
         }
     }
 
@@ -171,7 +241,7 @@ impl Durable {
             let durable = Durable::new(store, lease, thread, owner, None, run_id, base);
             return Ok((durable, Locals::default()));
         };
-        let checkpoint = Checkpoint::decode(&head.bytes)?;
+        let checkpoint = Checkpoint::load(&*store, &thread, &head).await?;
         let (owner, waiting) = (Some(&checkpoint.owner), &checkpoint.interrupts);
         if !asker.allows(Action::Run, &thread, owner, waiting).await {
             return Err(CheckpointError::UnknownThread(thread));
@@ -406,36 +476,28 @@ impl Durable {
         status: CheckpointStatus,
         run: &Run,
     ) -> Result<CheckpointId, CheckpointError> {
-        let interrupts = match status {
-            CheckpointStatus::Interrupted => &self.raised[..],
-            CheckpointStatus::Running => &self.resumed.answered[..],
-            _ => &[],
-        };
-        let no_decisions = Decisions::new();
-        let decisions = match status {
-            CheckpointStatus::Running => &self.resumed.decisions,
-            _ => &no_decisions,
-        };
         let now = Instant::now();
         let claimed_until = match status {
             CheckpointStatus::Running => jiff::Timestamp::now().checked_add(self.lease).ok(),
             _ => None,
         };
-        let record = RecordRef {
-            format: FORMAT,
-            run_id: &self.run_id,
-            owner: &self.owner,
-            status,
-            run,
-            base: &self.base,
-            interrupts,
-            decisions,
-            audit: &self.audit,
-            earlier_usage: &self.earlier_usage,
-            claimed_until,
+        let chain = self
+            .chain
+            .take()
+            .filter(|chain| self.head == Some(chain.version));
+        let continues = match status {
+            CheckpointStatus::Running => chain.as_ref().and_then(|chain| chain.continued_by(run)),
+            _ => None,
         };
-        let bytes =
-            serde_json::to_vec(&record).map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
+        let tail = continues.and_then(|c| Some((c, run.tail(c.messages, c.records)?)));
+        let continued = tail.is_some();
+        let bytes = match tail {
+            Some((c, tail)) => {
+                serde_json::to_vec(&self.record(status, tail, Some(c), claimed_until))
+            }
+            None => serde_json::to_vec(&self.record(status, run, None, claimed_until)),
+        };
+        let bytes = bytes.map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
         let (thread, owner) = (&self.thread, self.owner.subject());
         let appended = self
             .store
@@ -448,6 +510,9 @@ impl Durable {
             appended.is_ok(),
         );
         let version = appended.map_err(|error| self.unwritten(error))?;
+        if status == CheckpointStatus::Running {
+            self.chain = Some(Chain::after(chain, continued, run, version));
+        }
         self.head = Some(version);
         self.claimed = true;
         self.renewed = Some(now);
@@ -459,6 +524,39 @@ impl Durable {
         };
         self.last = Some(id.clone());
         Ok(id)
+    }
+
+    /// The record of the run at `status`: whole, or continuing an earlier record of the
+    /// run (`continues`, with `run` a tail of the run, and no base).
+    fn record<R>(
+        &self,
+        status: CheckpointStatus,
+        run: R,
+        continues: Option<Continues>,
+        claimed_until: Option<jiff::Timestamp>,
+    ) -> RecordRef<'_, R> {
+        let (interrupts, decisions) = match status {
+            CheckpointStatus::Interrupted => (&self.raised[..], None),
+            CheckpointStatus::Running => (
+                &self.resumed.answered[..],
+                Some(&self.resumed.decisions).filter(|d| !d.is_empty()),
+            ),
+            _ => (&[][..], None),
+        };
+        RecordRef {
+            format: if continues.is_some() { FORMAT } else { WHOLE },
+            continues,
+            run_id: &self.run_id,
+            owner: &self.owner,
+            status,
+            run,
+            base: continues.is_none().then_some(&self.base),
+            interrupts,
+            decisions,
+            audit: &self.audit,
+            earlier_usage: &self.earlier_usage,
+            claimed_until,
+        }
     }
 
     /// The error of a write of this run's record that failed: one whose answer never

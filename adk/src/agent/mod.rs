@@ -192,7 +192,7 @@ impl Agent {
         let Some(head) = self.inner.store.head(thread).await? else {
             return Ok(None);
         };
-        let checkpoint = Checkpoint::decode(&head.bytes)?;
+        let checkpoint = Checkpoint::load(&*self.inner.store, thread, &head).await?;
         let id = CheckpointId {
             thread: thread.to_owned(),
             version: head.version,

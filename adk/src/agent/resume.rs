@@ -72,12 +72,13 @@ impl Resume {
         let head = head.ok_or_else(unknown)?;
         let newest = head.version;
         let checkpoint = match newest.cmp(&id.version) {
-            std::cmp::Ordering::Equal => Checkpoint::decode(&head.bytes)?,
+            std::cmp::Ordering::Equal => Checkpoint::load(store, &id.thread, &head).await?,
             // An older record of the same run was used; anything else is unknown.
             std::cmp::Ordering::Greater => {
                 let older = store.get(&id.thread, id.version).await;
                 let older = older.map_err(checkpoint_error)?.ok_or_else(unknown)?;
-                Checkpoint::decode(&older.bytes).map_err(|_| unknown())?
+                let older = Checkpoint::load(store, &id.thread, &older).await;
+                older.map_err(|_| unknown())?
             }
             std::cmp::Ordering::Less => return Err(unknown().into()),
         };

@@ -299,3 +299,73 @@ impl Run {
         }
     }
 }
+
+/// A run as a record that continues an earlier record of the same run writes it
+/// ([`Run::tail`]): [`Run`]'s fields, with only the messages and the records that came
+/// after those the earlier record holds. Read back, it is a `Run` whose history and
+/// records are that tail, until [`Run::continue_from`] puts the earlier ones before it.
+#[derive(Serialize)]
+pub(crate) struct RunTail<'a> {
+    step: RunStep,
+    context: &'a RunContext,
+    #[serde(rename = "state")]
+    history: HistoryTail<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    turn: Option<&'a Turn>,
+    records: &'a [Arc<ToolRecord>],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    returned: Option<&'a Message>,
+    status: RunStatus,
+    model_calls: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<&'a UsageTotals>,
+}
+
+/// [`History`]'s fields, with the messages from a point on.
+#[derive(Serialize)]
+struct HistoryTail<'a> {
+    messages: &'a [Message],
+}
+
+impl Run {
+    /// The run as a record that continues one holding its first `messages` messages and
+    /// first `records` records writes it; `None` when the run has fewer.
+    pub(crate) fn tail(&self, messages: usize, records: usize) -> Option<RunTail<'_>> {
+        Some(RunTail {
+            step: self.step,
+            context: &self.context,
+            history: HistoryTail {
+                messages: self.history.messages.get(messages..)?,
+            },
+            turn: self.turn.as_ref(),
+            records: self.records.get(records..)?,
+            returned: self.returned.as_deref(),
+            status: self.status,
+            model_calls: self.model_calls,
+            usage: self.usage.as_deref(),
+        })
+    }
+
+    /// The records of the turns before the one in progress.
+    pub(crate) fn earlier_records(&self) -> &[Arc<ToolRecord>] {
+        &self.records
+    }
+
+    /// Puts the first `messages` messages and `records` records of `earlier` (the run as
+    /// the record this one continues held it) before this run's own, read from a
+    /// [`RunTail`]. `false`, changing nothing, when `earlier` has fewer.
+    pub(crate) fn continue_from(&mut self, earlier: Run, messages: usize, records: usize) -> bool {
+        let mut history = earlier.history.messages.into_vec();
+        let mut earlier_records = earlier.records;
+        if history.len() < messages || earlier_records.len() < records {
+            return false;
+        }
+        history.truncate(messages);
+        history.extend(std::mem::take(&mut self.history.messages).into_vec());
+        self.history.messages = Messages::from(history);
+        earlier_records.truncate(records);
+        earlier_records.append(&mut self.records);
+        self.records = earlier_records;
+        true
+    }
+}

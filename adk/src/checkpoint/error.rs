@@ -30,6 +30,17 @@ pub enum CheckpointError {
     /// Bytes that are not a record.
     #[error("the record is corrupt: {0}")]
     Corrupt(String),
+    /// A record that holds only what changed since an earlier record of its run (format
+    /// 3, written after each turn of a durable run), given to
+    /// [`Checkpoint::decode`](crate::agent::Checkpoint::decode), which has no store to
+    /// read that one from: read it with [`Checkpoint::load`](crate::agent::Checkpoint::load).
+    #[error(
+        "the record holds what changed since version {version} of its thread: read it with `Checkpoint::load`"
+    )]
+    Continues {
+        /// The version of the record it continues.
+        version: u64,
+    },
     /// A checkpoint id that is not `thread@version#run`.
     #[error("`{0}` is not a checkpoint id (thread@version#run)")]
     MalformedId(String),
@@ -91,6 +102,7 @@ impl CheckpointError {
             CheckpointError::ThreadInterrupted(_) => "thread_interrupted",
             CheckpointError::UnknownFormat { .. } => "unknown_format",
             CheckpointError::Corrupt(_) => "corrupt_checkpoint",
+            CheckpointError::Continues { .. } => "continued_checkpoint",
             CheckpointError::MalformedId(_) => "malformed_checkpoint_id",
             CheckpointError::Store(StoreError::OutcomeUnknown(_))
             | CheckpointError::OutcomeUnknown { .. } => "checkpoint_outcome_unknown",

@@ -77,8 +77,19 @@ pub use self::timeout::{OPERATION_TIMEOUT, TimedOut};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use sqlx;
 
-/// The format of the records this version writes: 2, which records a thread's owner and
-/// its audit trail. [`Checkpoint::decode`] reads it and format 1, and refuses others.
+/// The newest format of the records this version writes and reads: 3.
+///
+/// - Format 3 is a record that holds only what changed since an earlier record of its
+///   run: the messages and tool records of the turns since, and the run's other
+///   fields. A durable run writes one after each turn, so that a turn's write does not
+///   grow with the thread's history. [`Checkpoint::load`] reads it through the store.
+/// - Format 2 holds everything, with the thread's owner and its audit trail: the first
+///   record of each run, and the records it ends with, are written so (versions before
+///   this one read them too).
+/// - Format 1 is format 2 without the owner and the audit trail.
+///
+/// [`Checkpoint::decode`] reads formats 1 and 2, and refuses the others.
 ///
 /// [`Checkpoint::decode`]: crate::agent::Checkpoint::decode
-pub const FORMAT: u32 = 2;
+/// [`Checkpoint::load`]: crate::agent::Checkpoint::load
+pub const FORMAT: u32 = 3;
