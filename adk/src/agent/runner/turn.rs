@@ -75,20 +75,27 @@ impl Runner {
         std::future::poll_fn(|cx| self.poll_calls(cx)).await
     }
 
-    /// Polls the turn's calls for their next event. (The adapter polls it directly:
+    /// Polls the turn's calls for their next event for the caller, or the end of the
+    /// turn; what the caller would not see (a record no one reads as an event) is taken
+    /// in place, without going back to the adapter. (The adapter polls it directly:
     /// output chunks are most of a streaming run's events.)
     pub(in crate::agent) fn poll_calls(
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Option<AgentEvent>, AgentError>> {
-        let Work::Tools(calls) = &mut self.work else {
-            return Poll::Ready(Ok(None));
-        };
-        let event = std::task::ready!(calls.poll_next_unpin(cx));
-        if event.is_none() {
-            self.work = Work::Idle;
+        loop {
+            let Work::Tools(calls) = &mut self.work else {
+                return Poll::Ready(Ok(None));
+            };
+            let event = std::task::ready!(calls.poll_next_unpin(cx));
+            if event.is_none() {
+                self.work = Work::Idle;
+            }
+            match self.call_event(event) {
+                Ok(None) if self.running_tools() => continue,
+                taken => return Poll::Ready(taken),
+            }
         }
-        Poll::Ready(self.call_event(event))
     }
 
     /// Takes one event of the turn's calls; `None` when they are all done, which ends
