@@ -135,3 +135,43 @@ pub(crate) fn reason(error: &jsonschema::ValidationError<'_>) -> String {
     }
     format!("{} is not one of {allowed}", error.instance())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::tool::ToolInfo;
+
+    #[test]
+    fn only_a_schema_of_any_object_is_checked_without_the_validator() {
+        assert!(takes_any_object(&json!({"type": "object"})));
+        assert!(takes_any_object(
+            &json!({"type": "object", "properties": {}})
+        ));
+        assert!(!takes_any_object(
+            &json!({"type": "object", "properties": {"a": {}}})
+        ));
+        assert!(!takes_any_object(
+            &json!({"type": "object", "required": ["a"]})
+        ));
+        assert!(!takes_any_object(
+            &json!({"type": "object", "additionalProperties": false})
+        ));
+        assert!(!takes_any_object(&json!({"properties": {}})));
+        assert!(!takes_any_object(&json!({"type": "string"})));
+    }
+
+    #[test]
+    fn a_tool_without_parameters_takes_any_object_and_nothing_else() {
+        let tool = Tool::from_fn(ToolInfo::new("t", "No parameters"), |_| async {
+            Ok::<_, std::convert::Infallible>("ok")
+        });
+        assert!(tool.validate(&json!({"anything": [1, 2]})).is_ok());
+        let Err(error) = tool.validate(&json!(42)) else {
+            panic!("a number is not an object");
+        };
+        assert_eq!(error.kind(), ToolErrorKind::InvalidArguments);
+        assert!(error.message().contains("object"), "{error}");
+    }
+}
