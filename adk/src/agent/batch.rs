@@ -37,14 +37,14 @@ pub(crate) enum CallEvent {
 
 /// Runs a turn's calls with at most `cap` at a time, merging their events as they come.
 pub(super) fn run_batch(
-    chain: Chain,
-    config: AgentConfig,
-    scope: Scope,
+    chain: &Chain,
+    config: &AgentConfig,
+    scope: &Scope,
     calls: impl ExactSizeIterator<Item = (usize, ToolCall)>,
     options: BatchOptions,
 ) -> BoxStream<'static, CallEvent> {
     let mut streams =
-        calls.map(|(index, call)| run_call(&chain, &config, &scope, options, index, call));
+        calls.map(|(index, call)| run_call(chain, config, scope, options, index, call));
     match streams.len() {
         // One call needs no merging.
         1 => streams.next().unwrap_or_else(|| stream::empty().boxed()),

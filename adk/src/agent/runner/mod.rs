@@ -35,7 +35,7 @@ use crate::context::Scope;
 use crate::handler::{Chain, Hook};
 use crate::message::Messages;
 use crate::telemetry::{self, metrics};
-use crate::tool::{Tool, ToolInfo};
+use crate::tool::{Tool, ToolInfo, ToolRecord};
 
 /// A run in progress: its data, and what it runs with.
 pub(super) struct Runner {
@@ -57,6 +57,8 @@ pub(super) struct Runner {
     model_calls: usize,
     /// The run's thread and checkpoints, once it has any.
     durable: Option<Box<Durable>>,
+    /// The slots of the last turn's calls, emptied: the next turn's.
+    spare_slots: Vec<Option<Arc<ToolRecord>>>,
 }
 
 /// What is in flight beside the run's data.
@@ -117,6 +119,7 @@ impl Runner {
             agent,
             audience,
             durable: None,
+            spare_slots: Vec::new(),
         }
     }
 
