@@ -37,14 +37,14 @@ pub(crate) enum CallEvent {
 
 /// Runs a turn's calls with at most `cap` at a time, merging their events as they come.
 pub(super) fn run_batch(
-    chain: Chain,
-    config: AgentConfig,
-    scope: Scope,
+    chain: &Chain,
+    config: &AgentConfig,
+    scope: &Scope,
     calls: impl ExactSizeIterator<Item = (usize, ToolCall)>,
     options: BatchOptions,
 ) -> BoxStream<'static, CallEvent> {
     let mut streams =
-        calls.map(|(index, call)| run_call(&chain, &config, &scope, options, index, call));
+        calls.map(|(index, call)| run_call(chain, config, scope, options, index, call));
     match streams.len() {
         // One call needs no merging.
         1 => streams.next().unwrap_or_else(|| stream::empty().boxed()),
@@ -99,7 +99,12 @@ fn run_call(
         Ok(tool) if tool.is_streamable() => {
             InSpan::new(stream_call(chain.clone(), tool, call), span).boxed()
         }
-        tool => InSpan::new(invoke_call(chain.clone(), tool, call), span).boxed(),
+        tool if call.listening => InSpan::new(invoke_call(chain.clone(), tool, call), span).boxed(),
+        // No one reads the events: the call is the future of its record, made in place.
+        tool => {
+            let whole = stream::once(whole_call(chain.clone(), tool, call));
+            InSpan::new(whole, span).boxed()
+        }
     }
 }
 
@@ -123,17 +128,19 @@ fn invoke_call(
     tool: Result<Tool, BoxError>,
     call: Call,
 ) -> impl Stream<Item = CallEvent> + Send + 'static {
-    let start = move |call: Call| async move {
-        let started = Instant::now();
-        let outcome = match tool.and_then(|tool| prepare(tool, &call)) {
-            Ok((tool, request)) => chain.invoke(request, tool).await,
-            Err(error) => Err(error),
-        };
-        finished(call, started, outcome)
-    };
     InvokeCall::Waiting {
-        start: Some((start, call)),
+        start: Some((move |call| whole_call(chain, tool, call), call)),
     }
+}
+
+/// A whole call, from its arguments to its record.
+async fn whole_call(chain: Chain, tool: Result<Tool, BoxError>, call: Call) -> CallEvent {
+    let started = Instant::now();
+    let outcome = match tool.and_then(|tool| prepare(tool, &call)) {
+        Ok((tool, request)) => chain.invoke(request, tool).await,
+        Err(error) => Err(error),
+    };
+    finished(call, started, outcome)
 }
 
 pin_project_lite::pin_project! {
@@ -443,11 +450,13 @@ fn classify(error: BoxError) -> Result<ToolError, AgentError> {
 
 /// Parses the model's argument text once. Empty text means no arguments.
 fn parse_arguments(text: &str) -> Result<Value, ToolError> {
-    if text.trim().is_empty() {
-        return Ok(Value::Object(serde_json::Map::new()));
-    }
-    serde_json::from_str(text).map_err(|e| {
-        ToolError::invalid_arguments(format!("the arguments are not valid JSON ({e})"))
+    serde_json::from_str(text).or_else(|e| {
+        if text.trim().is_empty() {
+            return Ok(Value::Object(serde_json::Map::new()));
+        }
+        Err(ToolError::invalid_arguments(format!(
+            "the arguments are not valid JSON ({e})"
+        )))
     })
 }
 

@@ -54,9 +54,9 @@ impl BatchRunner {
     async fn run_calls(&self, calls: Vec<ToolCall>) -> Result<Vec<ToolRecord>, BoxError> {
         let mut records: Vec<Option<ToolRecord>> = vec![None; calls.len()];
         let batch = batch::run_batch(
-            self.chain.clone(),
-            self.config.clone(),
-            self.scope.clone(),
+            &self.chain,
+            &self.config,
+            &self.scope,
             calls.into_iter().enumerate(),
             self.options,
         );

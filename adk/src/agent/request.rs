@@ -185,8 +185,14 @@ impl AgentRequest {
 
     /// Splits into messages, extensions, the run's handlers in order, and its origin.
     pub(crate) fn into_parts(self) -> Parts {
-        let mut handlers = self.layer_handlers;
-        handlers.extend(self.handlers);
+        // Without layers' handlers, the request's own list is the run's, not copied.
+        let handlers = if self.layer_handlers.is_empty() {
+            self.handlers
+        } else {
+            let mut handlers = self.layer_handlers;
+            handlers.extend(self.handlers);
+            handlers
+        };
         (self.messages, self.extensions, handlers, self.origin)
     }
 }

@@ -422,9 +422,9 @@ impl ResumedTurn {
         let events = match runner.config.executor().cloned() {
             Some(custom) => executor::run_custom(&custom, self.pending, runner),
             None => batch::run_batch(
-                runner.chain,
-                runner.config,
-                runner.scope,
+                &runner.chain,
+                &runner.config,
+                &runner.scope,
                 self.pending.into_iter(),
                 runner.options,
             ),

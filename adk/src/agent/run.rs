@@ -212,9 +212,13 @@ impl Run {
         self.turn.as_mut()
     }
 
-    pub(crate) fn begin_turn(&mut self, calls: usize) {
+    /// Begins a turn of this many calls, whose slots go in `slots` (emptied, given
+    /// back by the turn before: growing one costs an allocation per turn).
+    pub(crate) fn begin_turn(&mut self, calls: usize, mut slots: Vec<Option<Arc<ToolRecord>>>) {
+        slots.clear();
+        slots.resize(calls, None);
         self.turn = Some(Turn {
-            finished: vec![None; calls],
+            finished: slots,
             winner: None,
         });
     }

@@ -210,7 +210,7 @@ struct ToolInner {
     parts: Parts,
     /// The argument validator, compiled from the schema on first use.
     #[cfg(feature = "validation")]
-    validator: OnceLock<Result<jsonschema::Validator, String>>,
+    validator: OnceLock<Result<validation::Checker, String>>,
 }
 
 /// What a tool is made of; changing a part makes a new tool.

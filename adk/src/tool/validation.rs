@@ -50,7 +50,7 @@ impl Tool {
             )
         })?;
         // The common case, valid arguments, without collecting errors.
-        if validator.is_valid(arguments) {
+        if validator.takes_any_object && arguments.is_object() || validator.is_valid(arguments) {
             return Ok(());
         }
         let problems: Vec<String> = validator
@@ -69,15 +69,51 @@ impl Tool {
     }
 
     /// The compiled validator, or why the schema does not compile.
-    pub(crate) fn validator(&self) -> Result<&Validator, &str> {
+    pub(crate) fn validator(&self) -> Result<&Checker, &str> {
         self.0
             .validator
-            .get_or_init(|| {
-                jsonschema::validator_for(&self.info().parameters).map_err(|e| e.to_string())
-            })
+            .get_or_init(|| Checker::new(&self.info().parameters))
             .as_ref()
             .map_err(String::as_str)
     }
+}
+
+/// A tool's compiled schema, and whether it takes any object (the schema of a tool with
+/// no parameters), which is then checked without the validator.
+pub(crate) struct Checker {
+    validator: Validator,
+    takes_any_object: bool,
+}
+
+impl Checker {
+    fn new(schema: &Value) -> Result<Self, String> {
+        let validator = jsonschema::validator_for(schema).map_err(|e| e.to_string())?;
+        Ok(Checker {
+            validator,
+            takes_any_object: takes_any_object(schema),
+        })
+    }
+}
+
+impl std::ops::Deref for Checker {
+    type Target = Validator;
+
+    fn deref(&self) -> &Validator {
+        &self.validator
+    }
+}
+
+/// Whether a schema says only "an object": `{"type": "object"}`, with no properties or
+/// an empty list of them (what [`ToolInfo::new`](super::ToolInfo::new) gives).
+fn takes_any_object(schema: &Value) -> bool {
+    let Some(schema) = schema.as_object() else {
+        return false;
+    };
+    schema.iter().all(|(key, value)| match key.as_str() {
+        "type" => value == "object",
+        "properties" => value.as_object().is_some_and(serde_json::Map::is_empty),
+        _ => false,
+    }) && schema.contains_key("type")
 }
 
 /// Why a value failed validation, for the model. A value outside an `enum` is told every
@@ -98,4 +134,44 @@ pub(crate) fn reason(error: &jsonschema::ValidationError<'_>) -> String {
         allowed.push_str(&option.to_string());
     }
     format!("{} is not one of {allowed}", error.instance())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::tool::ToolInfo;
+
+    #[test]
+    fn only_a_schema_of_any_object_is_checked_without_the_validator() {
+        assert!(takes_any_object(&json!({"type": "object"})));
+        assert!(takes_any_object(
+            &json!({"type": "object", "properties": {}})
+        ));
+        assert!(!takes_any_object(
+            &json!({"type": "object", "properties": {"a": {}}})
+        ));
+        assert!(!takes_any_object(
+            &json!({"type": "object", "required": ["a"]})
+        ));
+        assert!(!takes_any_object(
+            &json!({"type": "object", "additionalProperties": false})
+        ));
+        assert!(!takes_any_object(&json!({"properties": {}})));
+        assert!(!takes_any_object(&json!({"type": "string"})));
+    }
+
+    #[test]
+    fn a_tool_without_parameters_takes_any_object_and_nothing_else() {
+        let tool = Tool::from_fn(ToolInfo::new("t", "No parameters"), |_| async {
+            Ok::<_, std::convert::Infallible>("ok")
+        });
+        assert!(tool.validate(&json!({"anything": [1, 2]})).is_ok());
+        let Err(error) = tool.validate(&json!(42)) else {
+            panic!("a number is not an object");
+        };
+        assert_eq!(error.kind(), ToolErrorKind::InvalidArguments);
+        assert!(error.message().contains("object"), "{error}");
+    }
 }

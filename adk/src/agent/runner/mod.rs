@@ -35,7 +35,7 @@ use crate::context::Scope;
 use crate::handler::{Chain, Hook};
 use crate::message::Messages;
 use crate::telemetry::{self, metrics};
-use crate::tool::{Tool, ToolInfo};
+use crate::tool::{Tool, ToolInfo, ToolRecord};
 
 /// A run in progress: its data, and what it runs with.
 pub(super) struct Runner {
@@ -57,6 +57,8 @@ pub(super) struct Runner {
     model_calls: usize,
     /// The run's thread and checkpoints, once it has any.
     durable: Option<Box<Durable>>,
+    /// The slots of the last turn's calls, emptied: the next turn's.
+    spare_slots: Vec<Option<Arc<ToolRecord>>>,
 }
 
 /// What is in flight beside the run's data.
@@ -117,6 +119,7 @@ impl Runner {
             agent,
             audience,
             durable: None,
+            spare_slots: Vec::new(),
         }
     }
 
@@ -243,18 +246,34 @@ impl Runner {
         if let Some(durable) = &mut self.durable {
             durable.save_if_due(&self.run).await?;
         }
-        match self.work {
-            Work::Unstarted(_) => self.start().await.map(|()| None),
-            Work::Reply(_) => self.read_reply().await,
-            Work::Resumed(_) => Ok(self.run_resumed()),
-            Work::Tools(_) => self.read_tools().await,
-            Work::Idle => match self.run.step() {
-                RunStep::Start | RunStep::CallModel => self.call_model().await,
-                RunStep::AfterModel => self.take_reply().await,
-                RunStep::RunTools => Ok(self.run_tools()),
-                RunStep::Finish | RunStep::Done => Ok(None),
-            },
+        loop {
+            let event = match self.work {
+                Work::Unstarted(_) => self.start().await.map(|()| None),
+                Work::Reply(_) => self.read_reply().await,
+                Work::Resumed(_) => Ok(self.run_resumed()),
+                Work::Tools(_) => self.read_tools().await,
+                Work::Idle => match self.run.step() {
+                    RunStep::Start | RunStep::CallModel => self.call_model().await,
+                    RunStep::AfterModel => self.take_reply().await,
+                    RunStep::RunTools => Ok(self.run_tools()),
+                    RunStep::Finish | RunStep::Done => Ok(None),
+                },
+            }?;
+            if event.is_some() || !self.goes_on_quietly() {
+                return Ok(event);
+            }
         }
+    }
+
+    /// Whether the next step follows at once, in the same call of [`Runner::advance`]:
+    /// when no one reads the events and no checkpoint can fall due in between, a step
+    /// that gave no event is followed by the model's reply being taken, or the calls
+    /// being started, without a round trip through the adapter.
+    fn goes_on_quietly(&self) -> bool {
+        matches!(self.work, Work::Idle)
+            && matches!(self.run.step(), RunStep::AfterModel | RunStep::RunTools)
+            && self.durable.is_none()
+            && !self.audience.listening()
     }
 
     /// Turns an error that is a hook's interrupt into the run's interrupt: the step that

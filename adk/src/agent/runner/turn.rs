@@ -25,21 +25,29 @@ impl Runner {
     /// Starts the calls of the model's last reply, as the run's executor says (all at
     /// once by default, up to the agent's cap).
     pub(super) fn run_tools(&mut self) -> Option<AgentEvent> {
-        // The reply's calls are read where they are (the history is shared, not copied).
-        let history = self.run.history().messages.clone();
-        let calls = history.last().map_or(&[][..], |reply| reply.tool_calls());
-        if self.run.turn_mut().is_none() {
-            self.run.begin_turn(calls.len());
+        let options = self.batch_options();
+        if self.run.turn().is_none() {
+            let calls = self
+                .run
+                .history()
+                .messages
+                .last()
+                .map(|r| r.tool_calls().len());
+            let slots = std::mem::take(&mut self.spare_slots);
+            self.run.begin_turn(calls.unwrap_or(0), slots);
         }
-        let (options, scope) = (self.batch_options(), self.scope());
-        let (chain, config) = (self.chain.clone(), self.config.clone());
         self.lend_locals();
+        let scope = self.scope();
+        // The reply's calls are read where they are, in the history.
+        let reply = self.run.history().messages.last();
+        let calls = reply.map_or(&[][..], |reply| reply.tool_calls());
         let calls = calls.iter().cloned().enumerate();
-        let events = match self.config.executor() {
-            // The common case: every call of the reply, read where they are.
-            None => batch::run_batch(chain, config, scope, calls, options),
+        let (chain, config) = (&self.chain, &self.config);
+        let events = match config.executor() {
+            // The common case: every call of the reply.
+            None => batch::run_batch(chain, config, &scope, calls, options),
             Some(custom) => {
-                let runner = BatchRunner::new(chain, config, scope, options);
+                let runner = BatchRunner::new(chain.clone(), config.clone(), scope, options);
                 executor::run_custom(custom, calls.collect(), runner)
             }
         };
@@ -75,20 +83,27 @@ impl Runner {
         std::future::poll_fn(|cx| self.poll_calls(cx)).await
     }
 
-    /// Polls the turn's calls for their next event. (The adapter polls it directly:
+    /// Polls the turn's calls for their next event for the caller, or the end of the
+    /// turn; what the caller would not see (a record no one reads as an event) is taken
+    /// in place, without going back to the adapter. (The adapter polls it directly:
     /// output chunks are most of a streaming run's events.)
     pub(in crate::agent) fn poll_calls(
         &mut self,
         cx: &mut Context<'_>,
     ) -> Poll<Result<Option<AgentEvent>, AgentError>> {
-        let Work::Tools(calls) = &mut self.work else {
-            return Poll::Ready(Ok(None));
-        };
-        let event = std::task::ready!(calls.poll_next_unpin(cx));
-        if event.is_none() {
-            self.work = Work::Idle;
+        loop {
+            let Work::Tools(calls) = &mut self.work else {
+                return Poll::Ready(Ok(None));
+            };
+            let event = std::task::ready!(calls.poll_next_unpin(cx));
+            if event.is_none() {
+                self.work = Work::Idle;
+            }
+            match self.call_event(event) {
+                Ok(None) if self.running_tools() => continue,
+                taken => return Poll::Ready(taken),
+            }
         }
-        Poll::Ready(self.call_event(event))
     }
 
     /// Takes one event of the turn's calls; `None` when they are all done, which ends
@@ -199,7 +214,12 @@ impl Runner {
             let due = self.agent.durable || durable.claim_aging();
             durable.set_due(due && self.run.step() == RunStep::CallModel);
         }
-        let record = winner.filter(|_| self.audience.listening())?;
-        Some(AgentEvent::ToolResult(Arc::clone(record)))
+        let event = winner.filter(|_| self.audience.listening());
+        let event = event.map(|record| AgentEvent::ToolResult(Arc::clone(record)));
+        // The turn's slots, emptied, are the next turn's.
+        let mut slots = turn.finished;
+        slots.clear();
+        self.spare_slots = slots;
+        event
     }
 }
