@@ -231,7 +231,12 @@ fn support_agent(store: Arc<dyn CheckpointStore>, turns: u64, durable: bool) -> 
             json!({"order": 10_000 + i}),
         )
     });
-    let model = ScriptedModel::per_run(calls.chain([Turn::text("All on their way.")]));
+    // `per_run` plays the turn whose index is the number of replies in the history
+    // already: the thread's history has 10, and the run before (`turns == 0`) 9.
+    let replies = if turns == 0 { 9 } else { 10 };
+    let earlier = (0..replies).map(|_| Turn::text("(earlier)"));
+    let calls = earlier.chain(calls).chain([Turn::text("All on their way.")]);
+    let model = ScriptedModel::per_run(calls);
     let tool = Tool::from_fn(
         ToolInfo::new("order_status", "Where an order is"),
         |request: ToolRequest| async move {

@@ -110,7 +110,10 @@ pub struct SqliteStore {
     busy_timeout: String,
     /// The append's script ([`append_script`]), for the bound and the expiry.
     append: String,
-    writer: Arc<tokio::sync::Mutex<()>>,
+    /// The store's appends take turns here, on the connection they keep between them:
+    /// the only one of the store that writes to the file, its page cache stays valid
+    /// from one append to the next (another connection's write would void it).
+    writer: Arc<tokio::sync::Mutex<Option<PoolConnection<Sqlite>>>>,
 }
 
 impl SqliteStore {
@@ -276,12 +279,17 @@ impl SqlStore for SqliteStore {
         bytes: Vec<u8>,
         sent: &Sent,
     ) -> Result<u64, StoreError> {
-        let _turn = self.writer.lock().await;
+        let mut writer = self.writer.lock().await;
         let (now, cutoff) = self.clock();
-        let mut connection = Closing {
-            connection: self.pool.acquire().await.map_err(StoreError::backend)?,
+        let kept = match writer.take() {
+            Some(kept) => kept,
+            None => self.pool.acquire().await.map_err(StoreError::backend)?,
+        };
+        let mut closing = Closing {
+            slot: &mut writer,
             finished: false,
         };
+        let connection = closing.slot.insert(kept);
         sent.now();
         let rows = sqlx::query(&self.append)
             .bind(thread)
@@ -290,10 +298,10 @@ impl SqlStore for SqliteStore {
             .bind(cutoff)
             .bind(expected.map(sql::to_db))
             .bind(bytes)
-            .fetch_all(&mut *connection.connection)
+            .fetch_all(&mut **connection)
             .await
             .map_err(|e| failed(sent, e))?;
-        connection.finished = true;
+        closing.finished = true;
         let appended = rows
             .iter()
             .find_map(|row| row.try_get::<i64, _>("version").ok());
@@ -346,20 +354,22 @@ fn append_script(limit: Duration, expires: bool) -> String {
     )
 }
 
-/// A connection that goes back to the pool only once the script it runs has
-/// finished: dropped before (the append cancelled or cut off by
-/// its bound, or failed midway), it is closed instead, which rolls back the transaction
-/// the script may have left open, so no other operation runs inside it.
-struct Closing {
-    connection: PoolConnection<Sqlite>,
-    /// The script ran to its end: the connection is fit for the pool again.
+/// The appends' connection, kept for the next append only once the script it runs has
+/// finished: dropped before (the append cancelled or cut off by its bound, or failed
+/// midway), it is taken out of its slot and closed, which rolls back the transaction the
+/// script may have left open, so no other operation runs inside it.
+struct Closing<'a> {
+    slot: &'a mut Option<PoolConnection<Sqlite>>,
+    /// The script ran to its end: the connection is fit for the next append.
     finished: bool,
 }
 
-impl Drop for Closing {
+impl Drop for Closing<'_> {
     fn drop(&mut self) {
-        if !self.finished {
-            self.connection.close_on_drop();
+        if !self.finished
+            && let Some(mut connection) = self.slot.take()
+        {
+            connection.close_on_drop();
         }
     }
 }
