@@ -141,6 +141,30 @@ mod sqlite {
         let _ = std::fs::remove_dir_all(file.parent().unwrap());
     }
 
+    /// The store keeps its appends' connection between them: dropping the store after
+    /// its runtime is gone closes it, with no runtime to ask (no panic), and the file
+    /// keeps every append.
+    #[test]
+    fn a_sqlite_store_that_appended_drops_outside_any_runtime() {
+        let file = servers::scratch("sqlite").join("checkpoints.db");
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let store = runtime.block_on(async {
+            let store = SqliteStore::open(&file).await.unwrap();
+            let first = store.append("t", None, b"one".to_vec()).await.unwrap();
+            store.append("t", Some(first), b"two".to_vec()).await.unwrap();
+            store
+        });
+        drop(runtime);
+        drop(store);
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let versions = runtime.block_on(async {
+            let store = SqliteStore::open(&file).await.unwrap();
+            store.list("t").await.unwrap()
+        });
+        assert_eq!(versions, [1, 2]);
+        let _ = std::fs::remove_dir_all(file.parent().unwrap());
+    }
+
     #[test]
     fn sqlite_store_is_send_sync_clone_debug() {
         assert_store_type::<SqliteStore>();

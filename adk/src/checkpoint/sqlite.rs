@@ -5,10 +5,9 @@ use std::sync::{Arc, LazyLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteSynchronous,
 };
-
-use sqlx::pool::PoolConnection;
 use sqlx::{Row as _, Sqlite, Transaction};
 
 use super::bound::Sent;
@@ -110,10 +109,11 @@ pub struct SqliteStore {
     busy_timeout: String,
     /// The append's script ([`append_script`]), for the bound and the expiry.
     append: String,
-    /// The store's appends take turns here, on the connection they keep between them:
-    /// the only one of the store that writes to the file, its page cache stays valid
-    /// from one append to the next (another connection's write would void it).
-    writer: Arc<tokio::sync::Mutex<Option<PoolConnection<Sqlite>>>>,
+    /// The store's appends take turns here, on the connection they keep between them
+    /// (taken out of the pool, so that dropping it needs no runtime): the only one of
+    /// the store that writes to the file, its page cache stays valid from one append to
+    /// the next (another connection's write would void it).
+    writer: Arc<tokio::sync::Mutex<Option<SqliteConnection>>>,
 }
 
 impl SqliteStore {
@@ -283,7 +283,10 @@ impl SqlStore for SqliteStore {
         let (now, cutoff) = self.clock();
         let kept = match writer.take() {
             Some(kept) => kept,
-            None => self.pool.acquire().await.map_err(StoreError::backend)?,
+            None => {
+                let connection = self.pool.acquire().await;
+                connection.map_err(StoreError::backend)?.detach()
+            }
         };
         let mut closing = Closing {
             slot: &mut writer,
@@ -298,7 +301,7 @@ impl SqlStore for SqliteStore {
             .bind(cutoff)
             .bind(expected.map(sql::to_db))
             .bind(bytes)
-            .fetch_all(&mut **connection)
+            .fetch_all(&mut *connection)
             .await
             .map_err(|e| failed(sent, e))?;
         closing.finished = true;
@@ -356,20 +359,18 @@ fn append_script(limit: Duration, expires: bool) -> String {
 
 /// The appends' connection, kept for the next append only once the script it runs has
 /// finished: dropped before (the append cancelled or cut off by its bound, or failed
-/// midway), it is taken out of its slot and closed, which rolls back the transaction the
-/// script may have left open, so no other operation runs inside it.
+/// midway), it is taken out of its slot and dropped, which closes it and rolls back the
+/// transaction the script may have left open, so no other operation runs inside it.
 struct Closing<'a> {
-    slot: &'a mut Option<PoolConnection<Sqlite>>,
+    slot: &'a mut Option<SqliteConnection>,
     /// The script ran to its end: the connection is fit for the next append.
     finished: bool,
 }
 
 impl Drop for Closing<'_> {
     fn drop(&mut self) {
-        if !self.finished
-            && let Some(mut connection) = self.slot.take()
-        {
-            connection.close_on_drop();
+        if !self.finished {
+            self.slot.take();
         }
     }
 }
