@@ -141,6 +141,8 @@ mod router;
 mod runs;
 mod serve;
 mod served_run;
+mod sse;
+mod streamed_run;
 mod shown;
 mod shutdown;
 mod state;

@@ -71,8 +71,11 @@
 mod error;
 mod result;
 
+use std::io;
+
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::ser::{CompactFormatter, Formatter};
 
 pub use self::error::WireError;
 pub use self::result::{WireResult, WireThread, WireToolError, WireToolResult};
@@ -302,6 +305,48 @@ impl Serialize for Tagged<'_> {
         WireEvent::serialize(self.0, serializer)
     }
 }
+
+impl WireEvent {
+    /// Writes the event's JSON at the end of `out`: the bytes `serde_json` writes for it
+    /// (`{"v":1,"type":...}`), with `more` (members in JSON, each after a comma) before
+    /// the closing brace, as a struct that flattens the event beside them would give,
+    /// without going through serde's map of a flattened struct.
+    pub(crate) fn write_json(&self, more: &[u8], out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let framed = Framed { depth: 0, more };
+        let mut json = serde_json::Serializer::with_formatter(out, framed);
+        Tagged(self).serialize(&mut json)
+    }
+}
+
+/// serde_json's compact form, but with `"v":1,` after the outermost object's opening
+/// brace and `more` before its closing one.
+struct Framed<'a> {
+    depth: usize,
+    more: &'a [u8],
+}
+
+impl Formatter for Framed<'_> {
+    fn begin_object<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.depth += 1;
+        if self.depth == 1 {
+            out.write_all(VERSIONED)
+        } else {
+            CompactFormatter.begin_object(out)
+        }
+    }
+
+    fn end_object<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.depth = self.depth.saturating_sub(1);
+        if self.depth == 0 {
+            out.write_all(self.more)?;
+        }
+        CompactFormatter.end_object(out)
+    }
+}
+
+/// How a version 1 body opens.
+const VERSIONED: &[u8] = b"{\"v\":1,";
+const _: () = assert!(VERSION == 1, "VERSIONED spells the version");
 
 /// An event as read: the version, and the tagged event through its derived form.
 #[derive(Deserialize)]
