@@ -32,7 +32,10 @@
 //! its first 5 events); the figure is (resident set of this process with all 1,000 open -
 //! resident set before) / 1,000: the connection, the run, its task and its replay log.
 //! `wrk` then closes them, and every run must be cancelled. The floor's figure is taken
-//! the same way, its handler sending the same first 5 events and then waiting 10 s.
+//! the same way, its handler sending the same first 5 events and then waiting 10 s. Each
+//! figure comes from a process of its own (the bench runs itself again): in one process
+//! the streams measured second would reuse the memory the first ones freed, which the
+//! allocator keeps, and look smaller than they are.
 //!
 //! With the feature `a2a` (`cargo bench --features server,a2a --bench serve`), two more
 //! rows: the same run over A2A, `SendStreamingMessage` on `POST /agents/stream/a2a`
@@ -46,8 +49,9 @@
 //! # Some rows only
 //!
 //! `SERVE_ROWS` names the rows to run, by key, comma-separated: `local-1`, `http-1`,
-//! `floor-1`, `local-n`, `http-n`, `floor-n`, `a2a-1`, `a2a-n`, and `memory` (both memory
-//! figures); `SERVE_ROUNDS` and `SERVE_SECS` set the rounds and each row's seconds. The
+//! `floor-1`, `local-n`, `http-n`, `floor-n`, `a2a-1`, `a2a-n`, `memory` (both memory
+//! figures), `memory-ours` and `memory-floor` (one of them); `SERVE_ROUNDS` and `SERVE_SECS` set the rounds and each row's seconds,
+//! `SERVE_STREAMS` the streams held open for the memory figures. The
 //! process prints its id first, for `perf stat -p` or `perf record -p` while a row runs:
 //!
 //! ```text
@@ -111,6 +115,7 @@ impl Plan {
         Plan {
             secs: number("SERVE_SECS").unwrap_or(plan.secs),
             rounds: number("SERVE_ROUNDS").map_or(plan.rounds, |r| r.max(1) as usize),
+            open_streams: number("SERVE_STREAMS").map_or(plan.open_streams, |n| n.max(1) as usize),
             ..plan
         }
     }
@@ -256,8 +261,11 @@ fn serve_router(
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .expect("a free port on 127.0.0.1");
     let addr = listener.local_addr().expect("the listener's address");
+    // A connection shares the router (`into_make_service`): given the `Router` itself,
+    // `axum::serve` would copy every route of it for each connection, which costs ours
+    // (many routes) more than the floor (two).
     let task = rt.spawn(async move {
-        axum::serve(listener, router)
+        axum::serve(listener, router.into_make_service())
             .await
             .expect("the server runs");
     });
@@ -457,7 +465,7 @@ struct Memory {
 /// Holds `streams` streamed runs open on `target` (wrk's connections; the server counts
 /// in `open` those waiting) and samples the resident set; then checks that the runs wrk
 /// left behind were cancelled.
-fn memory_per_stream(target: &Target, open: &AtomicUsize, streams: usize) -> Memory {
+fn memory_per_stream(name: &str, target: &Target, open: &AtomicUsize, streams: usize) -> Memory {
     let wait_closed = || {
         let deadline = Instant::now() + Duration::from_secs(60);
         while open.load(Ordering::SeqCst) > 0 {
@@ -500,11 +508,55 @@ fn memory_per_stream(target: &Target, open: &AtomicUsize, streams: usize) -> Mem
     assert_eq!(figures.runs, 0, "a held run ended before wrk closed it");
     assert_eq!(most, streams, "not every connection's run reached its wait");
     wait_closed();
-    Memory {
+    let memory = Memory {
         idle_kib,
         open_kib,
         open: most,
-    }
+    };
+    println!(
+        "serve: memory per open stream, {name}: {:.1} KiB ({} streams open: resident set \
+         {:.1} MiB, {:.1} MiB before)",
+        memory.per_stream_kib(),
+        memory.open,
+        memory.open_kib as f64 / 1024.0,
+        memory.idle_kib as f64 / 1024.0,
+    );
+    println!("{MEMORY_LINE} {} {} {}", memory.idle_kib, memory.open_kib, memory.open);
+    memory
+}
+
+/// How a process that measured memory says what it found, for [`memory_apart`].
+const MEMORY_LINE: &str = "serve-memory:";
+
+/// The memory figure `which` (`memory-ours` or `memory-floor`), measured by this bench
+/// in a process of its own: in one process, the streams measured second would reuse
+/// memory the first ones freed (the allocator keeps it), and look smaller than they are.
+fn memory_apart(which: &str) -> Memory {
+    let bench = std::env::current_exe().expect("the bench's own path");
+    let output = Command::new(bench)
+        .args(std::env::args().skip(1))
+        .env("SERVE_ROWS", which)
+        .output()
+        .expect("the bench runs again");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{which} failed: {stdout}");
+    let line = stdout.lines().find_map(|line| line.strip_prefix(MEMORY_LINE));
+    let figures: Vec<usize> = line
+        .unwrap_or_else(|| panic!("no memory figure from {which}: {stdout}"))
+        .split_whitespace()
+        .map(|n| n.parse().expect("a number"))
+        .collect();
+    let memory = Memory {
+        idle_kib: figures[0],
+        open_kib: figures[1],
+        open: figures[2],
+    };
+    let name = if which == "memory-ours" { "ours" } else { "the floor" };
+    println!(
+        "serve: memory per open stream, {name}: {:.1} KiB (in a process of its own)",
+        memory.per_stream_kib()
+    );
+    memory
 }
 
 impl Memory {
@@ -597,17 +649,33 @@ fn main() {
         done: "event: completed",
         ..ours.clone()
     };
-    let memory = Plan::runs("memory").then(|| memory_rows(&rt, &plan, &open, &floor_at("hold")));
+    // Memory per open stream, each figure from a process of its own (see `memory_apart`).
+    let measure = |which: &str| match which {
+        "memory-ours" => {
+            let hold = Server::new().agent(
+                "hold",
+                ServedAgent::new(agent("hold", holding_track(Arc::clone(&open)))),
+            );
+            let (hold_addr, hold_task) = serve(&rt, hold);
+            let target = Target::runs(hold_addr, "hold");
+            let memory = memory_per_stream("ours", &target, &open, plan.open_streams);
+            hold_task.abort();
+            memory
+        }
+        _ => memory_per_stream("the floor", &floor_at("hold"), &open, plan.open_streams),
+    };
+    let [memory, floor_memory] = ["memory-ours", "memory-floor"].map(|which| {
+        if Plan::runs("memory") {
+            Some(memory_apart(which))
+        } else {
+            Plan::runs(which).then(|| measure(which))
+        }
+    });
 
     #[allow(unused_mut)]
     let mut targets = vec![ours.clone(), floor_at("stream")];
     #[cfg(feature = "a2a")]
     targets.push(Target::a2a(addr, "stream"));
-    // Warm-up: the runtime's threads, the allocator, the server's replay log.
-    for target in &targets {
-        wrk(target, plan.concurrency.min(10), 1);
-    }
-
     let n = plan.concurrency;
     #[allow(unused_mut)]
     let mut rows = vec![
@@ -624,6 +692,12 @@ fn main() {
         ("a2a-n", "A2A stream (wrk), N", Way::Http(2), n),
     ]);
     rows.retain(|&(key, ..)| Plan::runs(key));
+    // Warm-up: the runtime's threads, the allocator, the server's replay log.
+    for (i, target) in targets.iter().enumerate() {
+        if rows.iter().any(|row| matches!(row.2, Way::Http(t) if t == i)) {
+            wrk(target, plan.concurrency.min(10), 1);
+        }
+    }
     let mut all: Vec<Vec<Figures>> = vec![Vec::new(); rows.len()];
     for round in 1..=plan.rounds {
         println!(
@@ -700,7 +774,7 @@ fn main() {
             );
         }
     }
-    if let Some((memory, floor_memory)) = memory {
+    if let (Some(memory), Some(floor_memory)) = (memory, floor_memory) {
         println!(
             "memory per open stream: {:.1} KiB, {:.2}x the floor's {:.1} KiB ({} open)",
             memory.per_stream_kib(),
@@ -709,35 +783,6 @@ fn main() {
             memory.open
         );
     }
-}
-
-/// Memory per open stream: ours (the `hold` agent, on a server of its own), then the
-/// floor's (its `hold` route).
-fn memory_rows(
-    rt: &tokio::runtime::Runtime,
-    plan: &Plan,
-    open: &Arc<AtomicUsize>,
-    floor: &Target,
-) -> (Memory, Memory) {
-    let hold = Server::new().agent(
-        "hold",
-        ServedAgent::new(agent("hold", holding_track(Arc::clone(open)))),
-    );
-    let (hold_addr, hold_task) = serve(rt, hold);
-    let memory = memory_per_stream(&Target::runs(hold_addr, "hold"), open, plan.open_streams);
-    hold_task.abort();
-    let floor_memory = memory_per_stream(floor, open, plan.open_streams);
-    for (name, memory) in [("ours", &memory), ("the floor", &floor_memory)] {
-        println!(
-            "serve: memory per open stream, {name}: {:.1} KiB ({} streams open: resident set \
-             {:.1} MiB, {:.1} MiB before)",
-            memory.per_stream_kib(),
-            memory.open,
-            memory.open_kib as f64 / 1024.0,
-            memory.idle_kib as f64 / 1024.0,
-        );
-    }
-    (memory, floor_memory)
 }
 
 /// One row of one round: its runs, checked, and the CPU time they took.

@@ -22,7 +22,7 @@ use super::{RUN_ID_HEADER, ServedAgent};
 use crate::agent::{AgentError, AgentRequest};
 use crate::auth::Decided;
 use crate::interrupt::Decision;
-use crate::wire::WireEvent;
+use crate::wire::{WireEvent, WireResult};
 
 /// Starts a run: streamed when the client accepts `text/event-stream`, else awaited.
 pub(crate) async fn start(
@@ -40,7 +40,7 @@ pub(crate) async fn start(
     } else {
         let run = state.start(served, request).await?;
         let result = run.result().await.map_err(|e| ApiError::from(&e))?;
-        Ok(Json(WireEvent::Completed((&result).into())).into_response())
+        Ok(Json(WireEvent::Completed(WireResult::from_result(result))).into_response())
     }
 }
 
@@ -78,7 +78,7 @@ async fn stream(
     for event in std::iter::once(&started).chain(&decided) {
         log.write(event, clock.started(), &mut batch);
     }
-    log.write(&WireEvent::from(&first), log.now(), &mut batch);
+    log.write(&WireEvent::from_event(first), log.now(), &mut batch);
     let run_id = run_id_header(&log.id);
     Ok(sse::response(StreamedRun::new(log, batch, run), run_id))
 }

@@ -54,7 +54,7 @@ impl Stream for StreamedRun {
                     this.run = None;
                     break;
                 }
-                Poll::Ready(Some(Ok(event))) => WireEvent::from(&event),
+                Poll::Ready(Some(Ok(event))) => WireEvent::from_event(event),
                 Poll::Ready(Some(Err(error))) => WireEvent::from(&error),
             };
             this.log.write(&event, this.log.now(), &mut this.batch);

@@ -72,6 +72,7 @@ mod error;
 mod result;
 
 use std::io;
+use std::sync::Arc;
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -216,17 +217,20 @@ impl WireEvent {
 
 impl From<&AgentEvent> for WireEvent {
     fn from(event: &AgentEvent) -> Self {
+        WireEvent::from_event(event.clone())
+    }
+}
+
+impl WireEvent {
+    /// The wire form of `event`, taking its text, messages and result rather than
+    /// copying them.
+    pub(crate) fn from_event(event: AgentEvent) -> Self {
         match event {
-            AgentEvent::TextDelta(text) => WireEvent::TextDelta { text: text.clone() },
-            AgentEvent::ReasoningDelta(text) => WireEvent::ReasoningDelta { text: text.clone() },
-            AgentEvent::Usage { model, usage } => WireEvent::Usage {
-                model: model.clone(),
-                usage: *usage,
-            },
-            AgentEvent::Message(message) => WireEvent::Message {
-                message: message.clone(),
-            },
-            AgentEvent::Filler(text) => WireEvent::Filler { text: text.clone() },
+            AgentEvent::TextDelta(text) => WireEvent::TextDelta { text },
+            AgentEvent::ReasoningDelta(text) => WireEvent::ReasoningDelta { text },
+            AgentEvent::Usage { model, usage } => WireEvent::Usage { model, usage },
+            AgentEvent::Message(message) => WireEvent::Message { message },
+            AgentEvent::Filler(text) => WireEvent::Filler { text },
             AgentEvent::ToolCallStarted { call_id, name } => WireEvent::ToolCallStarted {
                 call_id: call_id.to_string(),
                 name: name.to_string(),
@@ -238,7 +242,7 @@ impl From<&AgentEvent> for WireEvent {
             } => WireEvent::ToolOutputChunk {
                 call_id: call_id.to_string(),
                 name: name.to_string(),
-                chunk: chunk.clone(),
+                chunk,
             },
             AgentEvent::ToolEvent {
                 call_id,
@@ -249,9 +253,13 @@ impl From<&AgentEvent> for WireEvent {
                 name: name.to_string(),
                 event: event.to_json(),
             },
-            AgentEvent::ToolResult(record) => WireEvent::ToolResult(record.as_ref().into()),
-            AgentEvent::Interrupt(pending) => WireEvent::Interrupt(pending.as_ref().clone()),
-            AgentEvent::Completed(result) => WireEvent::Completed(result.as_ref().into()),
+            AgentEvent::ToolResult(record) => {
+                WireEvent::ToolResult(WireToolResult::from_record(Arc::unwrap_or_clone(record)))
+            }
+            AgentEvent::Interrupt(pending) => WireEvent::Interrupt(*pending),
+            AgentEvent::Completed(result) => {
+                WireEvent::Completed(WireResult::from_result(*result))
+            }
         }
     }
 }

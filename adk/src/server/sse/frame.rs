@@ -13,13 +13,10 @@ pub(crate) fn write(out: &mut Vec<u8>, seq: u64, event: &WireEvent, at: Micros) 
     out.extend_from_slice(b"event: ");
     out.extend_from_slice(event.kind().as_bytes());
     out.extend_from_slice(b"\nid: ");
-    write_u64(out, seq);
+    out.extend_from_slice(Decimal::new(seq).as_bytes());
     out.extend_from_slice(b"\ndata: ");
     let data = out.len();
-    let mut more = Vec::with_capacity(32);
-    more.extend_from_slice(b",\"at_ms\":");
-    write_ms(&mut more, at);
-    if let Err(error) = event.write_json(&more, out) {
+    if let Err(error) = event.write_json(AtMs::new(at).as_bytes(), out) {
         // What the JSON could not say, on one line.
         out.truncate(data);
         let message = error.to_string().replace(['\r', '\n'], " ");
@@ -28,19 +25,30 @@ pub(crate) fn write(out: &mut Vec<u8>, seq: u64, event: &WireEvent, at: Micros) 
     out.extend_from_slice(b"\n\n");
 }
 
-/// `n` in decimal.
-fn write_u64(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    for digit in digits.iter_mut().rev() {
-        *digit = b'0' + (n % 10) as u8;
-        start -= 1;
-        n /= 10;
-        if n == 0 {
-            break;
+/// A number in decimal, on the stack.
+struct Decimal {
+    digits: [u8; 20],
+    start: usize,
+}
+
+impl Decimal {
+    fn new(mut n: u64) -> Self {
+        let mut digits = [0u8; 20];
+        let mut start = digits.len();
+        for digit in digits.iter_mut().rev() {
+            *digit = b'0' + (n % 10) as u8;
+            start -= 1;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
         }
+        Decimal { digits, start }
     }
-    out.extend_from_slice(&digits[start..]);
+
+    fn as_bytes(&self) -> &[u8] {
+        self.digits.get(self.start..).unwrap_or_default()
+    }
 }
 
 /// Milliseconds after which the milliseconds' `f64` no longer tells every microsecond
@@ -48,33 +56,70 @@ fn write_u64(out: &mut Vec<u8>, mut n: u64) {
 /// decimal itself below it (the year 2248).
 const EXACT_MS: u64 = 1 << 43;
 
-/// `at` in milliseconds, as serde_json writes the `f64` nearest to them: the whole
-/// milliseconds, a point, then the microseconds without their trailing zeros (`.0` for
-/// none): `1795000000000.5`. Outside the range where that is exact, through the `f64`.
-fn write_ms(out: &mut Vec<u8>, at: Micros) {
-    let (ms, micros) = (at.0 / 1000, at.0 % 1000);
-    if !(1..EXACT_MS).contains(&ms) {
-        let ms = at.0 as f64 / 1000.0;
-        if serde_json::to_writer(&mut *out, &ms).is_err() {
-            out.push(b'0');
+/// The member `,"at_ms":` and a time in milliseconds, on the stack, as serde_json writes
+/// the `f64` nearest to them: the whole milliseconds, a point, then the microseconds
+/// without their trailing zeros (`.0` for none): `1795000000000.5`. Outside the range
+/// where that is exact, through the `f64`.
+struct AtMs {
+    bytes: [u8; 48],
+    len: usize,
+}
+
+impl AtMs {
+    fn new(at: Micros) -> Self {
+        let mut written = AtMs {
+            bytes: [0; 48],
+            len: 0,
+        };
+        written.push(b",\"at_ms\":");
+        let (ms, micros) = (at.0 / 1000, at.0 % 1000);
+        if !(1..EXACT_MS).contains(&ms) {
+            let ms = at.0 as f64 / 1000.0;
+            if serde_json::to_writer(&mut written, &ms).is_err() {
+                written.push(b"0");
+            }
+            return written;
         }
-        return;
+        written.push(Decimal::new(ms).as_bytes()).push(b".");
+        let digits = [micros / 100, micros / 10 % 10, micros % 10].map(|d| b'0' + d as u8);
+        let kept = match micros {
+            0 => 0,
+            _ if micros % 10 != 0 => 3,
+            _ if micros % 100 != 0 => 2,
+            _ => 1,
+        };
+        match digits.get(..kept) {
+            Some(digits) if kept > 0 => written.push(digits),
+            _ => written.push(b"0"),
+        };
+        written
     }
-    write_u64(out, ms);
-    out.push(b'.');
-    if micros == 0 {
-        out.push(b'0');
-        return;
+
+    /// Appends what fits.
+    fn push(&mut self, bytes: &[u8]) -> &mut Self {
+        let end = (self.len + bytes.len()).min(self.bytes.len());
+        if let Some(room) = self.bytes.get_mut(self.len..end) {
+            room.copy_from_slice(bytes.get(..room.len()).unwrap_or_default());
+            self.len = end;
+        }
+        self
     }
-    let digits = [micros / 100, micros / 10 % 10, micros % 10];
-    let kept = if micros % 10 != 0 {
-        3
-    } else if micros % 100 != 0 {
-        2
-    } else {
-        1
-    };
-    out.extend(digits[..kept].iter().map(|d| b'0' + *d as u8));
+
+    fn as_bytes(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or_default()
+    }
+}
+
+impl std::io::Write for AtMs {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let before = self.len;
+        self.push(bytes);
+        Ok(self.len - before)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -82,9 +127,9 @@ mod tests {
     use super::*;
 
     fn ms(at: u64) -> String {
-        let mut out = Vec::new();
-        write_ms(&mut out, Micros(at));
-        String::from_utf8(out).unwrap_or_default()
+        let written = AtMs::new(Micros(at));
+        let member = String::from_utf8_lossy(written.as_bytes());
+        member.strip_prefix(",\"at_ms\":").unwrap_or_default().to_owned()
     }
 
     #[test]
@@ -104,9 +149,7 @@ mod tests {
     #[test]
     fn numbers_are_decimal() {
         for n in [0, 7, 10, 99, 100, 12_345, u64::MAX] {
-            let mut out = Vec::new();
-            write_u64(&mut out, n);
-            assert_eq!(out, n.to_string().as_bytes());
+            assert_eq!(Decimal::new(n).as_bytes(), n.to_string().as_bytes());
         }
     }
 
