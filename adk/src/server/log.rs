@@ -1,7 +1,10 @@
 //! The events of streamed runs, kept for a while so that a client that reconnects with
 //! `Last-Event-ID` gets the ones it missed.
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -87,11 +90,13 @@ pub(crate) struct Batch {
 }
 
 impl Batch {
-    /// A batch whose first chunk has room for `bytes`.
+    /// A batch whose first chunk has room for `bytes`, and for the numbers of the
+    /// events a run usually has.
     pub(crate) fn with_capacity(bytes: usize) -> Self {
         Batch {
             frames: Vec::with_capacity(bytes),
-            ..Batch::default()
+            ends: Vec::with_capacity(EXPECTED_EVENTS),
+            last: false,
         }
     }
 
@@ -106,12 +111,12 @@ impl Batch {
 }
 
 /// The runs that ended, in the order they ended: each log adds itself when its run ends.
-type Ended = Arc<Mutex<VecDeque<(Instant, Arc<str>)>>>;
+type Ended = Arc<Mutex<VecDeque<(Instant, RunId)>>>;
 
 /// The logs of the streamed runs, by run id.
 #[derive(Debug, Default)]
 pub(crate) struct RunLogs {
-    runs: Mutex<HashMap<Arc<str>, Arc<RunLog>>>,
+    runs: Mutex<HashMap<RunId, Arc<RunLog>>>,
     /// What eviction looks at first, so that it does not scan every kept run on every
     /// new one. It may name runs no longer kept (evicted while they ran): skipped.
     ended: Ended,
@@ -130,7 +135,7 @@ impl RunLogs {
     /// A new log for a run of `agent` for `owner`, under a new run id, timed by `clock`.
     pub(crate) fn open(&self, agent: &str, owner: Principal, clock: Clock) -> Arc<RunLog> {
         let log = Arc::new(RunLog {
-            id: uuid::Uuid::new_v4().simple().to_string().into(),
+            id: RunId::new(),
             agent: agent.into(),
             owner,
             clock,
@@ -141,7 +146,7 @@ impl RunLogs {
         });
         let mut runs = lock(&self.runs);
         self.evict(&mut runs);
-        runs.insert(Arc::clone(&log.id), Arc::clone(&log));
+        runs.insert(log.id, Arc::clone(&log));
         log
     }
 
@@ -153,7 +158,7 @@ impl RunLogs {
     /// Drops the runs that finished too long ago, then the oldest while there are too
     /// many (finished ones first, in the order they finished; else a running one). Runs
     /// in the order they ended, so this costs what it drops, not what it keeps.
-    fn evict(&self, runs: &mut HashMap<Arc<str>, Arc<RunLog>>) {
+    fn evict(&self, runs: &mut HashMap<RunId, Arc<RunLog>>) {
         let mut ended = lock(&self.ended);
         let now = Instant::now();
         while let Some((at, _)) = ended.front() {
@@ -168,7 +173,7 @@ impl RunLogs {
             let oldest = match ended.pop_front() {
                 Some((_, id)) => id,
                 None => match runs.keys().next() {
-                    Some(running) => Arc::clone(running),
+                    Some(running) => *running,
                     None => break,
                 },
             };
@@ -177,10 +182,45 @@ impl RunLogs {
     }
 }
 
+/// A streamed run's id: a random UUID in its simple form (32 hex digits), kept inline.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RunId([u8; 32]);
+
+impl RunId {
+    fn new() -> Self {
+        let mut id = [0; 32];
+        uuid::Uuid::new_v4().simple().encode_lower(&mut id);
+        RunId(id)
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+/// Hashed as its text, so that the map of runs is read with a `&str`.
+impl Hash for RunId {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl Borrow<str> for RunId {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Debug for RunId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The events of one streamed run.
 #[derive(Debug)]
 pub(crate) struct RunLog {
-    pub(crate) id: Arc<str>,
+    pub(crate) id: RunId,
     pub(crate) agent: Arc<str>,
     /// Whose run it is: only they replay it.
     pub(crate) owner: Principal,
@@ -244,7 +284,7 @@ impl RunLog {
         }
         drop(state);
         if let Some(now) = now {
-            lock(&self.ended).push_back((now, Arc::clone(&self.id)));
+            lock(&self.ended).push_back((now, self.id));
         }
         self.changed.notify_waiters();
         chunk
@@ -367,7 +407,7 @@ mod tests {
     }
 
     fn kept(logs: &RunLogs, log: &RunLog) -> bool {
-        logs.get(&log.id).is_some()
+        logs.get(log.id.as_str()).is_some()
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! `POST /agents/{name}/runs` (a run as JSON, or streamed as SSE) and
 //! `GET /agents/{name}/runs/{run_id}/events` (a streamed run's events again).
 
+use std::convert::Infallible;
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{FromRequestParts, State};
 use axum::http::header::ACCEPT;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
@@ -29,13 +31,13 @@ pub(crate) async fn start(
     State(state): State<AppState>,
     Path(name): Path<String>,
     axum::Extension(caller): axum::Extension<Caller>,
-    headers: HeaderMap,
+    AcceptsSse(sse): AcceptsSse,
     Body(body): Body,
 ) -> Result<Response, ApiError> {
     let served = state.served(&name)?;
     let request = RunBody::parse(&body)?.into_request()?;
     let request = request.with_identity(caller.0);
-    if accepts_sse(&headers) {
+    if sse {
         stream(&state, &name, served, request).await
     } else {
         let run = state.start(served, request).await?;
@@ -44,9 +46,18 @@ pub(crate) async fn start(
     }
 }
 
-fn accepts_sse(headers: &HeaderMap) -> bool {
-    let accept = headers.get(ACCEPT).and_then(|v| v.to_str().ok());
-    accept.is_some_and(|accept| accept.contains("text/event-stream"))
+/// Whether the client's `Accept` takes `text/event-stream` (read in place: the
+/// `HeaderMap` extractor would copy every header).
+pub(crate) struct AcceptsSse(bool);
+
+impl<S: Send + Sync> FromRequestParts<S> for AcceptsSse {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Infallible> {
+        let accept = parts.headers.get(ACCEPT).and_then(|v| v.to_str().ok());
+        let sse = accept.is_some_and(|accept| accept.contains("text/event-stream"));
+        Ok(AcceptsSse(sse))
+    }
 }
 
 /// Streams a run once its first event is in, so that a run refused at its start (a busy
@@ -69,7 +80,7 @@ async fn stream(
     };
     let log = state.logs.open(name, owner, clock);
     let started = WireEvent::RunStarted {
-        run_id: log.id.to_string(),
+        run_id: log.id.as_str().to_owned(),
         agent: name.to_owned(),
         thread,
     };
@@ -79,7 +90,7 @@ async fn stream(
         log.write(event, clock.started(), &mut batch);
     }
     log.write(&WireEvent::from_event(first), log.now(), &mut batch);
-    let run_id = run_id_header(&log.id);
+    let run_id = run_id_header(log.id.as_str());
     Ok(sse::response(StreamedRun::new(log, batch, run), run_id))
 }
 
@@ -118,7 +129,7 @@ pub(crate) async fn events(
         ApiError::not_found("unknown_run", format!("no streamed run `{run_id}` is kept"))
     })?;
     let after = last_event_id(&headers)?;
-    let run_id = run_id_header(&log.id);
+    let run_id = run_id_header(log.id.as_str());
     Ok(sse::response(Arc::clone(&log).follow(after), run_id))
 }
 
