@@ -521,7 +521,10 @@ fn memory_per_stream(name: &str, target: &Target, open: &AtomicUsize, streams: u
         memory.open_kib as f64 / 1024.0,
         memory.idle_kib as f64 / 1024.0,
     );
-    println!("{MEMORY_LINE} {} {} {}", memory.idle_kib, memory.open_kib, memory.open);
+    println!(
+        "{MEMORY_LINE} {} {} {}",
+        memory.idle_kib, memory.open_kib, memory.open
+    );
     memory
 }
 
@@ -540,7 +543,9 @@ fn memory_apart(which: &str) -> Memory {
         .expect("the bench runs again");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{which} failed: {stdout}");
-    let line = stdout.lines().find_map(|line| line.strip_prefix(MEMORY_LINE));
+    let line = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix(MEMORY_LINE));
     let figures: Vec<usize> = line
         .unwrap_or_else(|| panic!("no memory figure from {which}: {stdout}"))
         .split_whitespace()
@@ -551,7 +556,11 @@ fn memory_apart(which: &str) -> Memory {
         open_kib: figures[1],
         open: figures[2],
     };
-    let name = if which == "memory-ours" { "ours" } else { "the floor" };
+    let name = if which == "memory-ours" {
+        "ours"
+    } else {
+        "the floor"
+    };
     println!(
         "serve: memory per open stream, {name}: {:.1} KiB (in a process of its own)",
         memory.per_stream_kib()
@@ -694,7 +703,10 @@ fn main() {
     rows.retain(|&(key, ..)| Plan::runs(key));
     // Warm-up: the runtime's threads, the allocator, the server's replay log.
     for (i, target) in targets.iter().enumerate() {
-        if rows.iter().any(|row| matches!(row.2, Way::Http(t) if t == i)) {
+        if rows
+            .iter()
+            .any(|row| matches!(row.2, Way::Http(t) if t == i))
+        {
             wrk(target, plan.concurrency.min(10), 1);
         }
     }

@@ -501,6 +501,32 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_goes_out_as_one_chunk_and_is_kept_event_by_event() {
+        let logs = logs(100, Duration::from_secs(60));
+        let log = logs.open("x", Principal::anonymous(), Clock::start());
+        let mut batch = Batch::with_capacity(64);
+        for text in ["a", "b", "c"] {
+            let event = WireEvent::Filler { text: text.into() };
+            log.write(&event, log.now(), &mut batch);
+        }
+        let chunk = log.keep(&mut batch);
+        assert!(batch.is_empty());
+
+        let (kept, ended) = log.since(1);
+        assert!(!ended);
+        assert_eq!(kept.iter().map(|e| e.seq).collect::<Vec<_>>(), [2, 3]);
+        let frames: Vec<&[u8]> = kept.iter().map(|e| &e.frame[..]).collect();
+        assert!(chunk.ends_with(&frames.concat()));
+        let text = String::from_utf8_lossy(&chunk);
+        assert_eq!(text.matches("\n\n").count(), 3, "{text}");
+        assert!(
+            text.starts_with("event: filler\nid: 1\ndata: {\"v\":1,"),
+            "{text}"
+        );
+        assert!(String::from_utf8_lossy(frames[1]).starts_with("event: filler\nid: 3\n"));
+    }
+
+    #[test]
     fn a_cancelled_run_ends_once() {
         let logs = logs(100, Duration::from_secs(60));
         let a = logs.open("x", Principal::anonymous(), Clock::start());

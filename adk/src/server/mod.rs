@@ -141,11 +141,11 @@ mod router;
 mod runs;
 mod serve;
 mod served_run;
-mod sse;
-mod streamed_run;
 mod shown;
 mod shutdown;
+mod sse;
 mod state;
+mod streamed_run;
 mod threads;
 #[cfg(feature = "otel")]
 mod trace;

@@ -129,7 +129,10 @@ mod tests {
     fn ms(at: u64) -> String {
         let written = AtMs::new(Micros(at));
         let member = String::from_utf8_lossy(written.as_bytes());
-        member.strip_prefix(",\"at_ms\":").unwrap_or_default().to_owned()
+        member
+            .strip_prefix(",\"at_ms\":")
+            .unwrap_or_default()
+            .to_owned()
     }
 
     #[test]

@@ -27,7 +27,6 @@ use hyper::body::{Bytes, Frame};
 use pin_project_lite::pin_project;
 use tokio::time::{Instant, Sleep};
 
-
 /// How long a stream may be quiet before a keep-alive comment (axum's default).
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
