@@ -101,3 +101,44 @@ where
     headers.insert(header.0, header.1);
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use futures::channel::mpsc;
+
+    use super::*;
+
+    /// The body's next frame's bytes (`None` at its end).
+    async fn next<S: Stream<Item = Bytes>>(body: &mut Pin<&mut SseBody<S>>) -> Option<Bytes> {
+        let frame = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await?;
+        frame.ok()?.into_data().ok()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_quiet_stream_gets_a_keep_alive_comment_15_s_after_its_last_chunk() {
+        let (chunks, events) = mpsc::unbounded::<Bytes>();
+        let body = SseBody::new(events);
+        let mut body = std::pin::pin!(body);
+        let quiet = |secs| tokio::time::sleep(Duration::from_secs(secs));
+
+        let _ = chunks.unbounded_send(Bytes::from_static(b"event: a\n\n"));
+        assert_eq!(next(&mut body).await.as_deref(), Some(&b"event: a\n\n"[..]));
+        tokio::select! {
+            frame = next(&mut body) => panic!("sent after less than 15 s: {frame:?}"),
+            () = quiet(14) => {}
+        }
+        assert_eq!(next(&mut body).await.as_deref(), Some(KEEP_ALIVE_COMMENT));
+
+        // A chunk puts the next comment off by 15 s again.
+        quiet(10).await;
+        let _ = chunks.unbounded_send(Bytes::from_static(b"event: b\n\n"));
+        assert_eq!(next(&mut body).await.as_deref(), Some(&b"event: b\n\n"[..]));
+        tokio::select! {
+            frame = next(&mut body) => panic!("sent too early: {frame:?}"),
+            () = quiet(14) => {}
+        }
+        assert_eq!(next(&mut body).await.as_deref(), Some(KEEP_ALIVE_COMMENT));
+        drop(chunks);
+        assert_eq!(next(&mut body).await, None);
+    }
+}
