@@ -32,7 +32,10 @@
 //! its first 5 events); the figure is (resident set of this process with all 1,000 open -
 //! resident set before) / 1,000: the connection, the run, its task and its replay log.
 //! `wrk` then closes them, and every run must be cancelled. The floor's figure is taken
-//! the same way, its handler sending the same first 5 events and then waiting 10 s.
+//! the same way, its handler sending the same first 5 events and then waiting 10 s. Each
+//! figure comes from a process of its own (the bench runs itself again): in one process
+//! the streams measured second would reuse the memory the first ones freed, which the
+//! allocator keeps, and look smaller than they are.
 //!
 //! With the feature `a2a` (`cargo bench --features server,a2a --bench serve`), two more
 //! rows: the same run over A2A, `SendStreamingMessage` on `POST /agents/stream/a2a`
@@ -42,6 +45,18 @@
 //! `cargo test --features server --bench serve` (no `--bench` argument) does a quick run
 //! instead: 10 connections for 1 s each, and asserts the same (no errors, runs done,
 //! disconnected runs cancelled); timings are printed, not checked.
+//!
+//! # Some rows only
+//!
+//! `SERVE_ROWS` names the rows to run, by key, comma-separated: `local-1`, `http-1`,
+//! `floor-1`, `local-n`, `http-n`, `floor-n`, `a2a-1`, `a2a-n`, `memory` (both memory
+//! figures), `memory-ours` and `memory-floor` (one of them); `SERVE_ROUNDS` and `SERVE_SECS` set the rounds and each row's seconds,
+//! `SERVE_STREAMS` the streams held open for the memory figures. The
+//! process prints its id first, for `perf stat -p` or `perf record -p` while a row runs:
+//!
+//! ```text
+//! SERVE_ROWS=http-n,floor-n SERVE_ROUNDS=1 cargo bench --features server --bench serve
+//! ```
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -81,7 +96,7 @@ struct Plan {
 
 impl Plan {
     fn new() -> Self {
-        if std::env::args().any(|arg| arg == "--bench") {
+        let plan = if std::env::args().any(|arg| arg == "--bench") {
             Plan {
                 concurrency: 1_000,
                 secs: 10,
@@ -95,7 +110,19 @@ impl Plan {
                 rounds: 1,
                 open_streams: 10,
             }
+        };
+        let number = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+        Plan {
+            secs: number("SERVE_SECS").unwrap_or(plan.secs),
+            rounds: number("SERVE_ROUNDS").map_or(plan.rounds, |r| r.max(1) as usize),
+            open_streams: number("SERVE_STREAMS").map_or(plan.open_streams, |n| n.max(1) as usize),
+            ..plan
         }
+    }
+
+    /// Whether `SERVE_ROWS` (all rows when unset) names the row of this key.
+    fn runs(key: &str) -> bool {
+        std::env::var("SERVE_ROWS").map_or(true, |rows| rows.split(',').any(|r| r.trim() == key))
     }
 }
 
@@ -234,8 +261,11 @@ fn serve_router(
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .expect("a free port on 127.0.0.1");
     let addr = listener.local_addr().expect("the listener's address");
+    // A connection shares the router (`into_make_service`): given the `Router` itself,
+    // `axum::serve` would copy every route of it for each connection, which costs ours
+    // (many routes) more than the floor (two).
     let task = rt.spawn(async move {
-        axum::serve(listener, router)
+        axum::serve(listener, router.into_make_service())
             .await
             .expect("the server runs");
     });
@@ -435,7 +465,7 @@ struct Memory {
 /// Holds `streams` streamed runs open on `target` (wrk's connections; the server counts
 /// in `open` those waiting) and samples the resident set; then checks that the runs wrk
 /// left behind were cancelled.
-fn memory_per_stream(target: &Target, open: &AtomicUsize, streams: usize) -> Memory {
+fn memory_per_stream(name: &str, target: &Target, open: &AtomicUsize, streams: usize) -> Memory {
     let wait_closed = || {
         let deadline = Instant::now() + Duration::from_secs(60);
         while open.load(Ordering::SeqCst) > 0 {
@@ -478,11 +508,64 @@ fn memory_per_stream(target: &Target, open: &AtomicUsize, streams: usize) -> Mem
     assert_eq!(figures.runs, 0, "a held run ended before wrk closed it");
     assert_eq!(most, streams, "not every connection's run reached its wait");
     wait_closed();
-    Memory {
+    let memory = Memory {
         idle_kib,
         open_kib,
         open: most,
-    }
+    };
+    println!(
+        "serve: memory per open stream, {name}: {:.1} KiB ({} streams open: resident set \
+         {:.1} MiB, {:.1} MiB before)",
+        memory.per_stream_kib(),
+        memory.open,
+        memory.open_kib as f64 / 1024.0,
+        memory.idle_kib as f64 / 1024.0,
+    );
+    println!(
+        "{MEMORY_LINE} {} {} {}",
+        memory.idle_kib, memory.open_kib, memory.open
+    );
+    memory
+}
+
+/// How a process that measured memory says what it found, for [`memory_apart`].
+const MEMORY_LINE: &str = "serve-memory:";
+
+/// The memory figure `which` (`memory-ours` or `memory-floor`), measured by this bench
+/// in a process of its own: in one process, the streams measured second would reuse
+/// memory the first ones freed (the allocator keeps it), and look smaller than they are.
+fn memory_apart(which: &str) -> Memory {
+    let bench = std::env::current_exe().expect("the bench's own path");
+    let output = Command::new(bench)
+        .args(std::env::args().skip(1))
+        .env("SERVE_ROWS", which)
+        .output()
+        .expect("the bench runs again");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{which} failed: {stdout}");
+    let line = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix(MEMORY_LINE));
+    let figures: Vec<usize> = line
+        .unwrap_or_else(|| panic!("no memory figure from {which}: {stdout}"))
+        .split_whitespace()
+        .map(|n| n.parse().expect("a number"))
+        .collect();
+    let memory = Memory {
+        idle_kib: figures[0],
+        open_kib: figures[1],
+        open: figures[2],
+    };
+    let name = if which == "memory-ours" {
+        "ours"
+    } else {
+        "the floor"
+    };
+    println!(
+        "serve: memory per open stream, {name}: {:.1} KiB (in a process of its own)",
+        memory.per_stream_kib()
+    );
+    memory
 }
 
 impl Memory {
@@ -548,7 +631,11 @@ fn main() {
         "the wrk script {SCRIPT} is missing"
     );
     let rt = runtime();
-    println!("serve: load average {} before", load());
+    println!(
+        "serve: process {}, load average {} before",
+        std::process::id(),
+        load()
+    );
 
     let stream = agent("stream", text_tool("track", "in transit"));
     let server = Server::new().agent("stream", ServedAgent::new(stream.clone()));
@@ -564,57 +651,65 @@ fn main() {
         body.len()
     );
 
-    // Memory per open stream: ours (the `hold` agent), then the floor's.
     let open = Arc::new(AtomicUsize::new(0));
-    let hold = Server::new().agent(
-        "hold",
-        ServedAgent::new(agent("hold", holding_track(Arc::clone(&open)))),
-    );
-    let (hold_addr, hold_task) = serve(&rt, hold);
-    let memory = memory_per_stream(&Target::runs(hold_addr, "hold"), &open, plan.open_streams);
-    hold_task.abort();
     let (floor_addr, floor_task) = serve_router(&rt, floor(events, Arc::clone(&open)));
     let floor_at = |path: &str| Target {
         url: format!("http://{floor_addr}/{path}"),
         done: "event: completed",
         ..ours.clone()
     };
-    let floor_memory = memory_per_stream(&floor_at("hold"), &open, plan.open_streams);
-    for (name, memory) in [("ours", &memory), ("the floor", &floor_memory)] {
-        println!(
-            "serve: memory per open stream, {name}: {:.1} KiB ({} streams open: resident set \
-             {:.1} MiB, {:.1} MiB before)",
-            memory.per_stream_kib(),
-            memory.open,
-            memory.open_kib as f64 / 1024.0,
-            memory.idle_kib as f64 / 1024.0,
-        );
-    }
+    // Memory per open stream, each figure from a process of its own (see `memory_apart`).
+    let measure = |which: &str| match which {
+        "memory-ours" => {
+            let hold = Server::new().agent(
+                "hold",
+                ServedAgent::new(agent("hold", holding_track(Arc::clone(&open)))),
+            );
+            let (hold_addr, hold_task) = serve(&rt, hold);
+            let target = Target::runs(hold_addr, "hold");
+            let memory = memory_per_stream("ours", &target, &open, plan.open_streams);
+            hold_task.abort();
+            memory
+        }
+        _ => memory_per_stream("the floor", &floor_at("hold"), &open, plan.open_streams),
+    };
+    let [memory, floor_memory] = ["memory-ours", "memory-floor"].map(|which| {
+        if Plan::runs("memory") {
+            Some(memory_apart(which))
+        } else {
+            Plan::runs(which).then(|| measure(which))
+        }
+    });
 
     #[allow(unused_mut)]
     let mut targets = vec![ours.clone(), floor_at("stream")];
     #[cfg(feature = "a2a")]
     targets.push(Target::a2a(addr, "stream"));
-    // Warm-up: the runtime's threads, the allocator, the server's replay log.
-    for target in &targets {
-        wrk(target, plan.concurrency.min(10), 1);
-    }
-
     let n = plan.concurrency;
     #[allow(unused_mut)]
     let mut rows = vec![
-        ("in-process, 1 caller", Way::InProcess, 1),
-        ("HTTP (wrk), 1 connection", Way::Http(0), 1),
-        ("floor: bare axum, 1", Way::Http(1), 1),
-        ("in-process, N callers", Way::InProcess, n),
-        ("HTTP (wrk), N connections", Way::Http(0), n),
-        ("floor: bare axum, N", Way::Http(1), n),
+        ("local-1", "in-process, 1 caller", Way::InProcess, 1),
+        ("http-1", "HTTP (wrk), 1 connection", Way::Http(0), 1),
+        ("floor-1", "floor: bare axum, 1", Way::Http(1), 1),
+        ("local-n", "in-process, N callers", Way::InProcess, n),
+        ("http-n", "HTTP (wrk), N connections", Way::Http(0), n),
+        ("floor-n", "floor: bare axum, N", Way::Http(1), n),
     ];
     #[cfg(feature = "a2a")]
     rows.extend([
-        ("A2A stream (wrk), 1", Way::Http(2), 1),
-        ("A2A stream (wrk), N", Way::Http(2), n),
+        ("a2a-1", "A2A stream (wrk), 1", Way::Http(2), 1),
+        ("a2a-n", "A2A stream (wrk), N", Way::Http(2), n),
     ]);
+    rows.retain(|&(key, ..)| Plan::runs(key));
+    // Warm-up: the runtime's threads, the allocator, the server's replay log.
+    for (i, target) in targets.iter().enumerate() {
+        if rows
+            .iter()
+            .any(|row| matches!(row.2, Way::Http(t) if t == i))
+        {
+            wrk(target, plan.concurrency.min(10), 1);
+        }
+    }
     let mut all: Vec<Vec<Figures>> = vec![Vec::new(); rows.len()];
     for round in 1..=plan.rounds {
         println!(
@@ -622,41 +717,18 @@ fn main() {
             plan.rounds,
             load()
         );
-        for (i, &(name, way, concurrency)) in rows.iter().enumerate() {
-            let cpu = cpu_secs();
-            let mut figures = match way {
-                Way::Http(target) => {
-                    let (figures, report) = wrk(&targets[target], concurrency, plan.secs);
-                    assert_eq!(figures.errors, 0, "{name}: errors over HTTP: {report}");
-                    figures
-                }
-                Way::InProcess => {
-                    let figures = rt.block_on(in_process(stream.clone(), concurrency, plan.secs));
-                    assert_eq!(figures.errors, 0, "{name}: runs failed in-process");
-                    figures
-                }
-            };
-            assert!(figures.runs > 0, "{name}: no run finished");
-            figures.cpu_us_per_run = (cpu_secs() - cpu) * 1e6 / figures.runs as f64;
-            println!(
-                "  {:<28} c={concurrency:<5} {:>9.0} runs/s  p50 {:>9.3} ms  p99 {:>9.3} ms  \
-                 {:>7.1} µs CPU/run  {} runs, {} errors",
-                name,
-                figures.runs_per_sec,
-                figures.p50_us / 1e3,
-                figures.p99_us / 1e3,
-                figures.cpu_us_per_run,
-                figures.runs,
-                figures.errors
-            );
-            all[i].push(figures);
+        for (i, &(_, name, way, concurrency)) in rows.iter().enumerate() {
+            all[i].push(row(&rt, &plan, &stream, &targets, (name, way, concurrency)));
         }
     }
     task.abort();
     floor_task.abort();
     println!("serve: load average {} after", load());
 
-    let med = |i: usize, f: fn(&Figures) -> f64| median(all[i].iter().map(f).collect());
+    let med = |key: &str, f: fn(&Figures) -> f64| {
+        let i = rows.iter().position(|row| row.0 == key)?;
+        Some(median(all[i].iter().map(f).collect()))
+    };
     println!(
         "\nserve: median of {} round(s), {} s each (N = {})\n",
         plan.rounds, plan.secs, plan.concurrency
@@ -669,42 +741,95 @@ fn main() {
         "|{:-<30}|{:->8}|{:->12}|{:->12}|{:->12}|{:->14}|{:->8}|",
         "", "", "", "", "", "", ""
     );
-    for (i, &(name, _, concurrency)) in rows.iter().enumerate() {
+    for (i, &(key, name, _, concurrency)) in rows.iter().enumerate() {
         let errors: u64 = all[i].iter().map(|f| f.errors).sum();
+        let med = |f| med(key, f).unwrap_or_default();
         println!(
             "| {:<28} | {:>6} | {:>10.0} | {:>10.3} | {:>10.3} | {:>12.1} | {:>6} |",
             name,
             concurrency,
-            med(i, |f| f.runs_per_sec),
-            med(i, |f| f.p50_us) / 1e3,
-            med(i, |f| f.p99_us) / 1e3,
-            med(i, |f| f.cpu_us_per_run),
+            med(|f| f.runs_per_sec),
+            med(|f| f.p50_us) / 1e3,
+            med(|f| f.p99_us) / 1e3,
+            med(|f| f.cpu_us_per_run),
             errors
         );
     }
-    for (label, local, http, bare) in [("1", 0, 1, 2), ("N", 3, 4, 5)] {
+    for label in ["1", "n"] {
+        let at = |what: &str, f| med(&format!("{what}-{label}"), f);
+        let latency = |f: fn(&Figures) -> f64| Some(at("http", f)? - at("local", f)?);
+        if let (Some(p50), Some(p99)) = (latency(|f| f.p50_us), latency(|f| f.p99_us)) {
+            println!(
+                "\nat c={label}: added latency over HTTP p50 {:+.3} ms, p99 {:+.3} ms",
+                p50 / 1e3,
+                p99 / 1e3,
+            );
+        }
+        let cpu = |what: &str| at(what, |f| f.cpu_us_per_run);
+        if let (Some(http), Some(bare)) = (cpu("http"), cpu("floor")) {
+            println!(
+                "at c={label}: server CPU per run {:.2}x the floor's",
+                http / bare
+            );
+        }
+        let a2a = |f: fn(&Figures) -> f64| Some(at("a2a", f)? - at("http", f)?);
+        if let (Some(p50), Some(p99), Some(cpu)) = (
+            a2a(|f| f.p50_us),
+            a2a(|f| f.p99_us),
+            a2a(|f| f.cpu_us_per_run),
+        ) {
+            println!(
+                "at c={label}: A2A against our route: p50 {:+.3} ms, p99 {:+.3} ms, CPU per run {:+.1} µs",
+                p50 / 1e3,
+                p99 / 1e3,
+                cpu,
+            );
+        }
+    }
+    if let (Some(memory), Some(floor_memory)) = (memory, floor_memory) {
         println!(
-            "\nat c={label}: added latency over HTTP p50 {:+.3} ms, p99 {:+.3} ms; \
-             server CPU per run {:.2}x the floor's",
-            (med(http, |f| f.p50_us) - med(local, |f| f.p50_us)) / 1e3,
-            (med(http, |f| f.p99_us) - med(local, |f| f.p99_us)) / 1e3,
-            med(http, |f| f.cpu_us_per_run) / med(bare, |f| f.cpu_us_per_run),
+            "memory per open stream: {:.1} KiB, {:.2}x the floor's {:.1} KiB ({} open)",
+            memory.per_stream_kib(),
+            memory.per_stream_kib() / floor_memory.per_stream_kib(),
+            floor_memory.per_stream_kib(),
+            memory.open
         );
     }
-    #[cfg(feature = "a2a")]
-    for (label, http, a2a) in [("1", 1, 6), ("N", 4, 7)] {
-        println!(
-            "at c={label}: A2A against our route: p50 {:+.3} ms, p99 {:+.3} ms, CPU per run {:+.1} µs",
-            (med(a2a, |f| f.p50_us) - med(http, |f| f.p50_us)) / 1e3,
-            (med(a2a, |f| f.p99_us) - med(http, |f| f.p99_us)) / 1e3,
-            med(a2a, |f| f.cpu_us_per_run) - med(http, |f| f.cpu_us_per_run),
-        );
-    }
+}
+
+/// One row of one round: its runs, checked, and the CPU time they took.
+fn row(
+    rt: &tokio::runtime::Runtime,
+    plan: &Plan,
+    stream: &Agent,
+    targets: &[Target],
+    (name, way, concurrency): (&str, Way, usize),
+) -> Figures {
+    let cpu = cpu_secs();
+    let mut figures = match way {
+        Way::Http(target) => {
+            let (figures, report) = wrk(&targets[target], concurrency, plan.secs);
+            assert_eq!(figures.errors, 0, "{name}: errors over HTTP: {report}");
+            figures
+        }
+        Way::InProcess => {
+            let figures = rt.block_on(in_process(stream.clone(), concurrency, plan.secs));
+            assert_eq!(figures.errors, 0, "{name}: runs failed in-process");
+            figures
+        }
+    };
+    assert!(figures.runs > 0, "{name}: no run finished");
+    figures.cpu_us_per_run = (cpu_secs() - cpu) * 1e6 / figures.runs as f64;
     println!(
-        "memory per open stream: {:.1} KiB, {:.2}x the floor's {:.1} KiB ({} open)",
-        memory.per_stream_kib(),
-        memory.per_stream_kib() / floor_memory.per_stream_kib(),
-        floor_memory.per_stream_kib(),
-        memory.open
+        "  {:<28} c={concurrency:<5} {:>9.0} runs/s  p50 {:>9.3} ms  p99 {:>9.3} ms  \
+         {:>7.1} µs CPU/run  {} runs, {} errors",
+        name,
+        figures.runs_per_sec,
+        figures.p50_us / 1e3,
+        figures.p99_us / 1e3,
+        figures.cpu_us_per_run,
+        figures.runs,
+        figures.errors
     );
+    figures
 }

@@ -10,7 +10,6 @@
 //! `target/tmp/browser/`, and both are killed when the test ends, passed or failed. A
 //! browser that cannot start fails the test. One browser runs at a time.
 
-use std::convert::Infallible;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -18,8 +17,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use fantoccini::{Client, ClientBuilder, Locator};
-use futures::StreamExt;
-use futures::stream::{iter, once};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, MutexGuard, Semaphore};
 use tower::ServiceBuilder;
@@ -31,7 +28,7 @@ use tower_adk::{
     Agent, AgentConfig, BoxError, Handler, HandlerLayer, RunContext, Tool, ToolInfo, ToolOutput,
 };
 
-use super::{Counter, TestServer, asking_tool};
+use super::{Counter, TestServer, asking_tool, track_behind};
 
 mod timeline;
 
@@ -55,7 +52,7 @@ async fn agents_server(gate: &Arc<Semaphore>, paid: &Counter) -> TestServer {
         Turn::text("Order 8 left today."),
     ]))
     .name("support")
-    .tool(gated_tool(gate))
+    .tool(track_behind(gate))
     .tool(text_tool("refund", "refunded"))
     .build()
     .unwrap();
@@ -73,18 +70,6 @@ async fn agents_server(gate: &Arc<Semaphore>, paid: &Counter) -> TestServer {
         .identify(BearerTokens::new().token("admin-token", Admin))
         .page(true);
     TestServer::start(server.into_router()).await
-}
-
-/// `track`: streams "packed, ", waits for a permit of `gate`, then streams the rest.
-fn gated_tool(gate: &Arc<Semaphore>) -> Tool {
-    let gate = Arc::clone(gate);
-    Tool::stream_fn(ToolInfo::new("track", "Tracks an order"), move |_| {
-        let gate = Arc::clone(&gate);
-        let opened = once(async move { gate.acquire().await.unwrap().forget() });
-        let rest = opened.flat_map(|()| iter(["shipped, ", "in transit"]));
-        let chunks = iter(["packed, "]).chain(rest);
-        chunks.map(|chunk| Ok::<_, Infallible>(chunk.to_owned()))
-    })
 }
 
 #[tokio::test]

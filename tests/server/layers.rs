@@ -225,7 +225,10 @@ async fn a_streamed_run_still_streams_through_compression_and_trace() {
     let rest = events.all().await;
 
     assert_eq!(early, ["run_started", "message", "tool_call_started"]);
-    assert!(chunks_while_running >= 3, "{chunks_while_running}");
+    // Sent through the layers before the run went on (the events ready at once go in
+    // one chunk), and the rest in chunks of their own.
+    assert!(chunks_while_running >= 1, "{chunks_while_running}");
+    assert!(traced.chunks.get() > chunks_while_running);
     assert_eq!(rest.last().unwrap().event, "completed");
 }
 

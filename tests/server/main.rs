@@ -164,6 +164,20 @@ impl Counter {
     }
 }
 
+/// `track`: streams "packed, ", waits for a permit of `gate`, then streams the rest.
+fn track_behind(gate: &Arc<tokio::sync::Semaphore>) -> Tool {
+    use futures::stream::{iter, once};
+
+    let gate = Arc::clone(gate);
+    Tool::stream_fn(ToolInfo::new("track", "Tracks an order"), move |_| {
+        let gate = Arc::clone(&gate);
+        let opened = once(async move { gate.acquire().await.unwrap().forget() });
+        let rest = opened.flat_map(|()| iter(["shipped, ", "in transit"]));
+        let chunks = iter(["packed, "]).chain(rest);
+        chunks.map(|chunk| Ok::<_, std::convert::Infallible>(chunk.to_owned()))
+    })
+}
+
 /// A tool that asks a person before it pays, and pays once approved.
 fn asking_tool(runs: &Counter) -> Tool {
     let runs = runs.clone();

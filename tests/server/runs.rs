@@ -1,14 +1,16 @@
 //! Runs as JSON and as SSE (reqwest and curl), interrupts resumed over HTTP, and a
 //! client that disconnects cancelling its run.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
+use tokio::sync::Semaphore;
 use tower_adk::server::{RUN_ID_HEADER, Server};
 use tower_adk::testing::{ScriptedModel, Turn, chunk_tool};
 use tower_adk::{Agent, Tool, ToolInfo, ToolOutput};
 
-use super::{Counter, SseReader, TestServer, asking_tool};
+use super::{Counter, SseReader, TestServer, asking_tool, track_behind};
 
 fn weather_agent() -> Agent {
     let model = ScriptedModel::per_run([
@@ -93,6 +95,48 @@ async fn a_streamed_run_sends_every_event_in_order_with_increasing_ids() {
             .all(|e| e.data["type"] == e.event.as_str() && e.data["v"] == 1)
     );
     assert_eq!(events[9].data["final_message"]["content"], "It is sunny.");
+}
+
+#[tokio::test]
+async fn an_event_goes_out_when_it_is_ready_without_waiting_for_the_next() {
+    let gate = Arc::new(Semaphore::new(0));
+    let model = ScriptedModel::per_run([
+        Turn::call("c1", "track", json!({"order": 7})),
+        Turn::text("Shipped."),
+    ]);
+    let agent = Agent::builder(model)
+        .tool(track_behind(&gate))
+        .build()
+        .unwrap();
+    let server = TestServer::start(Server::new().agent("track", agent).into_router()).await;
+
+    let response = server.stream("track", json!({"input": "Order 7?"})).await;
+    let mut events = SseReader::new(response);
+    // The events the run makes before its tool waits (sent together, as they were
+    // ready at once) all arrive while it waits.
+    let mut early = Vec::new();
+    while early.last().map(|e: &super::Sse| e.event.as_str()) != Some("tool_output_chunk") {
+        let next = tokio::time::timeout(Duration::from_secs(10), events.next()).await;
+        early.push(next.expect("sent while the tool waits").unwrap());
+    }
+    gate.add_permits(1);
+    let rest = events.all().await;
+
+    let kinds: Vec<_> = early.iter().map(|e| e.event.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "run_started",
+            "message",
+            "tool_call_started",
+            "tool_output_chunk"
+        ]
+    );
+    assert_eq!(early[3].data["chunk"], "packed, ");
+    assert_eq!(rest[0].data["chunk"], "shipped, ");
+    assert_eq!(rest.last().unwrap().event, "completed");
+    let ids: Vec<_> = early.iter().chain(&rest).map(|e| e.id).collect();
+    assert_eq!(ids, (1..=ids.len() as u64).collect::<Vec<_>>());
 }
 
 #[tokio::test]

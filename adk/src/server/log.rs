@@ -1,15 +1,18 @@
 //! The events of streamed runs, kept for a while so that a client that reconnects with
 //! `Last-Event-ID` gets the ones it missed.
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use axum::response::sse::Event;
 use futures::Stream;
-use serde::Serialize;
+use hyper::body::Bytes;
 use tokio::sync::Notify;
 
+use super::sse::frame::{self, Micros};
 use crate::auth::Principal;
 use crate::wire::{WireError, WireEvent};
 
@@ -67,31 +70,53 @@ impl ReplayLimits {
     }
 }
 
-/// One event as sent: its sequence number, type and JSON.
+/// One event as sent: its sequence number and its SSE frame (a slice of the chunk it
+/// was sent in).
 #[derive(Debug, Clone)]
 pub(crate) struct Logged {
     seq: u64,
-    kind: &'static str,
-    data: Arc<str>,
+    frame: Bytes,
 }
 
-impl Logged {
-    /// The SSE event: `event:` the type, `id:` the sequence number, `data:` the JSON.
-    pub(crate) fn to_sse(&self) -> Event {
-        Event::default()
-            .event(self.kind)
-            .id(self.seq.to_string())
-            .data(&*self.data)
+/// A run's events as they are written one after the other, to be sent as one chunk (the
+/// events the run had ready at once) and kept as slices of it.
+#[derive(Debug, Default)]
+pub(crate) struct Batch {
+    frames: Vec<u8>,
+    /// Each event's number, and where its frame ends in `frames`.
+    ends: Vec<(u64, usize)>,
+    /// Whether the run's last event is in.
+    last: bool,
+}
+
+impl Batch {
+    /// A batch whose first chunk has room for `bytes`, and for the numbers of the
+    /// events a run usually has.
+    pub(crate) fn with_capacity(bytes: usize) -> Self {
+        Batch {
+            frames: Vec::with_capacity(bytes),
+            ends: Vec::with_capacity(EXPECTED_EVENTS),
+            last: false,
+        }
+    }
+
+    /// The bytes written so far.
+    pub(crate) fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.frames.is_empty()
     }
 }
 
 /// The runs that ended, in the order they ended: each log adds itself when its run ends.
-type Ended = Arc<Mutex<VecDeque<(Instant, Arc<str>)>>>;
+type Ended = Arc<Mutex<VecDeque<(Instant, RunId)>>>;
 
 /// The logs of the streamed runs, by run id.
 #[derive(Debug, Default)]
 pub(crate) struct RunLogs {
-    runs: Mutex<HashMap<Arc<str>, Arc<RunLog>>>,
+    runs: Mutex<HashMap<RunId, Arc<RunLog>>>,
     /// What eviction looks at first, so that it does not scan every kept run on every
     /// new one. It may name runs no longer kept (evicted while they ran): skipped.
     ended: Ended,
@@ -110,7 +135,7 @@ impl RunLogs {
     /// A new log for a run of `agent` for `owner`, under a new run id, timed by `clock`.
     pub(crate) fn open(&self, agent: &str, owner: Principal, clock: Clock) -> Arc<RunLog> {
         let log = Arc::new(RunLog {
-            id: uuid::Uuid::new_v4().simple().to_string().into(),
+            id: RunId::new(),
             agent: agent.into(),
             owner,
             clock,
@@ -121,7 +146,7 @@ impl RunLogs {
         });
         let mut runs = lock(&self.runs);
         self.evict(&mut runs);
-        runs.insert(Arc::clone(&log.id), Arc::clone(&log));
+        runs.insert(log.id, Arc::clone(&log));
         log
     }
 
@@ -133,7 +158,7 @@ impl RunLogs {
     /// Drops the runs that finished too long ago, then the oldest while there are too
     /// many (finished ones first, in the order they finished; else a running one). Runs
     /// in the order they ended, so this costs what it drops, not what it keeps.
-    fn evict(&self, runs: &mut HashMap<Arc<str>, Arc<RunLog>>) {
+    fn evict(&self, runs: &mut HashMap<RunId, Arc<RunLog>>) {
         let mut ended = lock(&self.ended);
         let now = Instant::now();
         while let Some((at, _)) = ended.front() {
@@ -148,7 +173,7 @@ impl RunLogs {
             let oldest = match ended.pop_front() {
                 Some((_, id)) => id,
                 None => match runs.keys().next() {
-                    Some(running) => Arc::clone(running),
+                    Some(running) => *running,
                     None => break,
                 },
             };
@@ -157,10 +182,45 @@ impl RunLogs {
     }
 }
 
+/// A streamed run's id: a random UUID in its simple form (32 hex digits), kept inline.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RunId([u8; 32]);
+
+impl RunId {
+    fn new() -> Self {
+        let mut id = [0; 32];
+        uuid::Uuid::new_v4().simple().encode_lower(&mut id);
+        RunId(id)
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+/// Hashed as its text, so that the map of runs is read with a `&str`.
+impl Hash for RunId {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl Borrow<str> for RunId {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Debug for RunId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The events of one streamed run.
 #[derive(Debug)]
 pub(crate) struct RunLog {
-    pub(crate) id: Arc<str>,
+    pub(crate) id: RunId,
     pub(crate) agent: Arc<str>,
     /// Whose run it is: only they replay it.
     pub(crate) owner: Principal,
@@ -174,44 +234,72 @@ pub(crate) struct RunLog {
 #[derive(Debug, Default)]
 struct LogState {
     events: VecDeque<Logged>,
-    sent: u64,
+    /// The number of the last event written.
+    written: u64,
     ended_at: Option<Instant>,
 }
 
+/// The events kept per run before the first is dropped, room made for them up front.
+const EXPECTED_EVENTS: usize = 16;
+
 impl RunLog {
-    /// Appends an event (numbered from 1) and wakes the clients that follow the run.
-    /// Its JSON carries `at_ms`, when it was sent (see [`Clock`]).
-    pub(crate) fn push(&self, event: &WireEvent) -> Logged {
-        self.push_at(event, self.clock.now_ms())
+    /// Writes the run's next event (numbered from 1) at the end of `batch`, its JSON
+    /// with `at_ms`: `at` ([`Clock::now`], or [`Clock::started`] for what the server
+    /// says when the run starts). [`keep`](RunLog::keep) sends it.
+    pub(crate) fn write(&self, event: &WireEvent, at: Micros, batch: &mut Batch) {
+        let seq = {
+            let mut state = lock(&self.state);
+            state.written += 1;
+            state.written
+        };
+        frame::write(&mut batch.frames, seq, event, at);
+        batch.ends.push((seq, batch.frames.len()));
+        batch.last |= event.is_last();
     }
 
-    /// Appends an event that happened at `at_ms`, when the run started (see
-    /// [`Clock::started_ms`]).
-    pub(crate) fn push_at(&self, event: &WireEvent, at_ms: f64) -> Logged {
-        let stamped = Stamped { event, at_ms };
-        let data = serde_json::to_string(&stamped).unwrap_or_else(|e| format!("{e}"));
+    /// Keeps the events of `batch`, emptied, and wakes the clients that follow the
+    /// run: gives the chunk to send.
+    pub(crate) fn keep(&self, batch: &mut Batch) -> Bytes {
+        let mut frames = std::mem::take(&mut batch.frames);
+        // What the log keeps is what was written (the room left is given back).
+        frames.shrink_to_fit();
+        let chunk = Bytes::from(frames);
         let mut state = lock(&self.state);
-        state.sent += 1;
-        let logged = Logged {
-            seq: state.sent,
-            kind: event.kind(),
-            data: data.into(),
-        };
-        if state.events.len() == self.limit {
-            state.events.pop_front();
+        if state.events.capacity() == 0 {
+            state.events.reserve_exact(EXPECTED_EVENTS.min(self.limit));
         }
-        state.events.push_back(logged.clone());
-        let ends = event.is_last() && state.ended_at.is_none();
-        let now = Instant::now();
-        if ends {
+        let mut start = 0;
+        for (seq, end) in batch.ends.drain(..) {
+            if state.events.len() == self.limit {
+                state.events.pop_front();
+            }
+            let frame = chunk.slice(start..end);
+            state.events.push_back(Logged { seq, frame });
+            start = end;
+        }
+        let ends = std::mem::take(&mut batch.last) && state.ended_at.is_none();
+        let now = ends.then(Instant::now);
+        if let Some(now) = now {
             state.ended_at = Some(now);
         }
         drop(state);
-        if ends {
-            lock(&self.ended).push_back((now, Arc::clone(&self.id)));
+        if let Some(now) = now {
+            lock(&self.ended).push_back((now, self.id));
         }
         self.changed.notify_waiters();
-        logged
+        chunk
+    }
+
+    /// Writes and keeps one event, sent now.
+    pub(crate) fn push(&self, event: &WireEvent) -> Bytes {
+        let mut batch = Batch::default();
+        self.write(event, self.clock.now(), &mut batch);
+        self.keep(&mut batch)
+    }
+
+    /// When it is for this run's events: see [`Clock`].
+    pub(crate) fn now(&self) -> Micros {
+        self.clock.now()
     }
 
     /// Ends a run that its client left before it ended: its last event says so.
@@ -233,35 +321,29 @@ impl RunLog {
         (events.collect(), state.ended_at.is_some())
     }
 
-    /// The events after `after`, then the run's next ones as they come, until it ends.
-    pub(crate) fn follow(self: Arc<Self>, mut after: u64) -> impl Stream<Item = Logged> {
+    /// The frames of the events after `after`, then the run's next ones as they come,
+    /// until it ends: those kept at once in one chunk.
+    pub(crate) fn follow(self: Arc<Self>, mut after: u64) -> impl Stream<Item = Bytes> {
         async_stream::stream! {
             loop {
                 let mut changed = std::pin::pin!(self.changed.notified());
                 changed.as_mut().enable();
                 let (events, ended) = self.since(after);
-                if events.is_empty() {
+                let Some(last) = events.last() else {
                     if ended {
                         break;
                     }
                     changed.await;
                     continue;
-                }
-                for event in events {
-                    after = event.seq;
-                    yield event;
-                }
+                };
+                after = last.seq;
+                yield match &events[..] {
+                    [one] => one.frame.clone(),
+                    all => all.iter().flat_map(|e| e.frame.iter().copied()).collect(),
+                };
             }
         }
     }
-}
-
-/// An event as sent: its wire form, then `at_ms`.
-#[derive(Serialize)]
-struct Stamped<'a> {
-    #[serde(flatten)]
-    event: &'a WireEvent,
-    at_ms: f64,
 }
 
 /// A run's clock: the wall clock when the server took the run's request, moved on by a
@@ -269,9 +351,9 @@ struct Stamped<'a> {
 /// times of runs that follow one another (a run, then its resume) line up on one axis.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Clock {
-    /// Milliseconds since the Unix epoch when the run started.
-    started_ms: f64,
-    started: Instant,
+    /// When the run started, since the Unix epoch.
+    started: Micros,
+    at: Instant,
 }
 
 impl Clock {
@@ -280,25 +362,24 @@ impl Clock {
     pub(crate) fn start() -> Self {
         let since_epoch = SystemTime::now().duration_since(UNIX_EPOCH);
         Clock {
-            started_ms: since_epoch.unwrap_or_default().as_secs_f64() * 1000.0,
-            started: Instant::now(),
+            started: micros(since_epoch.unwrap_or_default()),
+            at: Instant::now(),
         }
     }
 
-    /// When the run started, in milliseconds since the Unix epoch.
-    pub(crate) fn started_ms(&self) -> f64 {
-        micros(self.started_ms)
+    /// When the run started.
+    pub(crate) fn started(&self) -> Micros {
+        self.started
     }
 
-    /// Milliseconds since the Unix epoch, to the microsecond.
-    fn now_ms(&self) -> f64 {
-        micros(self.started_ms + self.started.elapsed().as_secs_f64() * 1000.0)
+    /// Now, on the run's axis.
+    pub(crate) fn now(&self) -> Micros {
+        Micros(self.started.0.saturating_add(micros(self.at.elapsed()).0))
     }
 }
 
-/// Milliseconds rounded to the microsecond.
-fn micros(ms: f64) -> f64 {
-    (ms * 1000.0).round() / 1000.0
+fn micros(duration: Duration) -> Micros {
+    Micros(u64::try_from(duration.as_micros()).unwrap_or(u64::MAX))
 }
 
 /// Locks, through a panic of another holder: the log stays readable.
@@ -326,7 +407,7 @@ mod tests {
     }
 
     fn kept(logs: &RunLogs, log: &RunLog) -> bool {
-        logs.get(&log.id).is_some()
+        logs.get(log.id.as_str()).is_some()
     }
 
     #[test]
@@ -388,13 +469,17 @@ mod tests {
         let started = WireEvent::Filler {
             text: "first".into(),
         };
-        let at_start = log.push_at(&started, clock.started_ms());
+        let mut batch = Batch::default();
+        log.write(&started, clock.started(), &mut batch);
+        let at_start = log.keep(&mut batch);
         let later = log.push(&WireEvent::Filler {
             text: "later".into(),
         });
 
-        let read = |logged: &Logged| -> serde_json::Value {
-            serde_json::from_str(&logged.data).unwrap_or_default()
+        let read = |frame: &Bytes| -> serde_json::Value {
+            let frame = std::str::from_utf8(frame).unwrap_or_default();
+            let data = frame.lines().find_map(|line| line.strip_prefix("data: "));
+            serde_json::from_str(data.unwrap_or_default()).unwrap_or_default()
         };
         let (first, second) = (read(&at_start), read(&later));
         let (first_ms, second_ms) = (first["at_ms"].as_f64(), second["at_ms"].as_f64());
@@ -413,6 +498,32 @@ mod tests {
                 text: "later".into()
             }
         );
+    }
+
+    #[test]
+    fn a_batch_goes_out_as_one_chunk_and_is_kept_event_by_event() {
+        let logs = logs(100, Duration::from_secs(60));
+        let log = logs.open("x", Principal::anonymous(), Clock::start());
+        let mut batch = Batch::with_capacity(64);
+        for text in ["a", "b", "c"] {
+            let event = WireEvent::Filler { text: text.into() };
+            log.write(&event, log.now(), &mut batch);
+        }
+        let chunk = log.keep(&mut batch);
+        assert!(batch.is_empty());
+
+        let (kept, ended) = log.since(1);
+        assert!(!ended);
+        assert_eq!(kept.iter().map(|e| e.seq).collect::<Vec<_>>(), [2, 3]);
+        let frames: Vec<&[u8]> = kept.iter().map(|e| &e.frame[..]).collect();
+        assert!(chunk.ends_with(&frames.concat()));
+        let text = String::from_utf8_lossy(&chunk);
+        assert_eq!(text.matches("\n\n").count(), 3, "{text}");
+        assert!(
+            text.starts_with("event: filler\nid: 1\ndata: {\"v\":1,"),
+            "{text}"
+        );
+        assert!(String::from_utf8_lossy(frames[1]).starts_with("event: filler\nid: 3\n"));
     }
 
     #[test]

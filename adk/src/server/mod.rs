@@ -143,7 +143,9 @@ mod serve;
 mod served_run;
 mod shown;
 mod shutdown;
+mod sse;
 mod state;
+mod streamed_run;
 mod threads;
 #[cfg(feature = "otel")]
 mod trace;

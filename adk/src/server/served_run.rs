@@ -19,10 +19,15 @@ use crate::checkpoint::CheckpointId;
 
 /// The run's events, as [`AgentRun`]'s, until the drain's deadline: then the run is
 /// cancelled and its last item is [`AgentError::Cancelled`] with the checkpoint it left.
+///
+/// A run with an event ready gives it after a look at [`Shutdown::is_cut`]; only a run
+/// that waits watches the deadline ([`Shutdown::cut`], made the first time it waits),
+/// so that a run that never waits costs no token and no lock.
 pub(crate) struct ServedRun {
     state: State,
-    /// (Boxed, so that the run is `Unpin` as an [`AgentRun`] is.)
-    cut: Pin<Box<WaitForCancellationFutureOwned>>,
+    /// Made the first time the run waits. (Boxed, so that the run is `Unpin` as an
+    /// [`AgentRun`] is.)
+    cut: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
     shutdown: Shutdown,
     _tracked: TaskTrackerToken,
     /// The caller's slot, when its runs in flight are limited.
@@ -40,7 +45,7 @@ impl ServedRun {
     pub(crate) fn new(run: AgentRun, admitted: Admitted, slot: Option<RunSlot>) -> Self {
         ServedRun {
             state: State::Running(run),
-            cut: Box::pin(admitted.cut),
+            cut: None,
             shutdown: admitted.shutdown,
             _tracked: admitted.tracked,
             _slot: slot,
@@ -69,12 +74,18 @@ impl Stream for ServedRun {
         loop {
             match &mut this.state {
                 State::Running(run) => {
-                    if this.cut.as_mut().poll(cx).is_pending() {
-                        let next = ready!(run.poll_next_unpin(cx));
-                        if next.is_none() {
-                            this.state = State::Ended;
+                    if !this.shutdown.is_cut() {
+                        if let Poll::Ready(next) = run.poll_next_unpin(cx) {
+                            if next.is_none() {
+                                this.state = State::Ended;
+                            }
+                            return Poll::Ready(next);
                         }
-                        return Poll::Ready(next);
+                        let shutdown = &this.shutdown;
+                        let cut = this.cut.get_or_insert_with(|| Box::pin(shutdown.cut()));
+                        if cut.as_mut().poll(cx).is_pending() {
+                            return Poll::Pending;
+                        }
                     }
                     if let State::Running(run) = std::mem::replace(&mut this.state, State::Ended) {
                         this.state = State::Cancelling(run.cancel().boxed());

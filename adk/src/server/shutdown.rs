@@ -78,8 +78,11 @@ struct Inner {
     draining: AtomicBool,
     /// The runs in flight: one token each, until its response is dropped.
     runs: TaskTracker,
-    /// Cancelled at the deadline; each run watches a child of its own.
+    /// Cancelled at the deadline; each run that waits watches a child of its own.
     cut: CancellationToken,
+    /// Set at the deadline, before `cut` is cancelled: what a run that does not wait
+    /// looks at between its events.
+    is_cut: AtomicBool,
     /// Cancelled when the drain is over.
     drained: CancellationToken,
     cancelled: AtomicUsize,
@@ -105,6 +108,7 @@ impl Shutdown {
             draining: AtomicBool::new(false),
             runs: TaskTracker::new(),
             cut: CancellationToken::new(),
+            is_cut: AtomicBool::new(false),
             drained: CancellationToken::new(),
             cancelled: AtomicUsize::new(0),
         }))
@@ -140,6 +144,7 @@ impl Shutdown {
             .await
             .is_err()
         {
+            inner.is_cut.store(true, Ordering::SeqCst);
             inner.cut.cancel();
             if tokio::time::timeout(CUT_GRACE, inner.runs.wait())
                 .await
@@ -166,10 +171,20 @@ impl Shutdown {
             return Err(ApiError::new(status, "shutting_down", message));
         }
         Ok(Admitted {
-            cut: self.0.cut.child_token().cancelled_owned(),
             shutdown: self.clone(),
             tracked,
         })
+    }
+
+    /// Whether the drain's deadline has passed: the runs in flight are cut.
+    pub(crate) fn is_cut(&self) -> bool {
+        self.0.is_cut.load(Ordering::Relaxed)
+    }
+
+    /// Resolves at the drain's deadline (at once if it has passed). A child token of
+    /// its own: its polls touch no lock that other runs share.
+    pub(crate) fn cut(&self) -> WaitForCancellationFutureOwned {
+        self.0.cut.child_token().cancelled_owned()
     }
 
     /// Counts a run cancelled at the deadline.
@@ -181,9 +196,6 @@ impl Shutdown {
 /// A run taken in: counted as in flight until dropped.
 #[derive(Debug)]
 pub(crate) struct Admitted {
-    /// Resolves at the deadline. (A child token per run: its polls touch no lock that
-    /// other runs share.)
-    pub(crate) cut: WaitForCancellationFutureOwned,
     pub(crate) shutdown: Shutdown,
     pub(crate) tracked: TaskTrackerToken,
 }

@@ -71,8 +71,14 @@
 mod error;
 mod result;
 
+#[cfg(feature = "server")]
+use std::io;
+use std::sync::Arc;
+
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+#[cfg(feature = "server")]
+use serde_json::ser::{CompactFormatter, Formatter};
 
 pub use self::error::WireError;
 pub use self::result::{WireResult, WireThread, WireToolError, WireToolResult};
@@ -213,17 +219,20 @@ impl WireEvent {
 
 impl From<&AgentEvent> for WireEvent {
     fn from(event: &AgentEvent) -> Self {
+        WireEvent::from_event(event.clone())
+    }
+}
+
+impl WireEvent {
+    /// The wire form of `event`, taking its text, messages and result rather than
+    /// copying them.
+    pub(crate) fn from_event(event: AgentEvent) -> Self {
         match event {
-            AgentEvent::TextDelta(text) => WireEvent::TextDelta { text: text.clone() },
-            AgentEvent::ReasoningDelta(text) => WireEvent::ReasoningDelta { text: text.clone() },
-            AgentEvent::Usage { model, usage } => WireEvent::Usage {
-                model: model.clone(),
-                usage: *usage,
-            },
-            AgentEvent::Message(message) => WireEvent::Message {
-                message: message.clone(),
-            },
-            AgentEvent::Filler(text) => WireEvent::Filler { text: text.clone() },
+            AgentEvent::TextDelta(text) => WireEvent::TextDelta { text },
+            AgentEvent::ReasoningDelta(text) => WireEvent::ReasoningDelta { text },
+            AgentEvent::Usage { model, usage } => WireEvent::Usage { model, usage },
+            AgentEvent::Message(message) => WireEvent::Message { message },
+            AgentEvent::Filler(text) => WireEvent::Filler { text },
             AgentEvent::ToolCallStarted { call_id, name } => WireEvent::ToolCallStarted {
                 call_id: call_id.to_string(),
                 name: name.to_string(),
@@ -235,7 +244,7 @@ impl From<&AgentEvent> for WireEvent {
             } => WireEvent::ToolOutputChunk {
                 call_id: call_id.to_string(),
                 name: name.to_string(),
-                chunk: chunk.clone(),
+                chunk,
             },
             AgentEvent::ToolEvent {
                 call_id,
@@ -246,9 +255,11 @@ impl From<&AgentEvent> for WireEvent {
                 name: name.to_string(),
                 event: event.to_json(),
             },
-            AgentEvent::ToolResult(record) => WireEvent::ToolResult(record.as_ref().into()),
-            AgentEvent::Interrupt(pending) => WireEvent::Interrupt(pending.as_ref().clone()),
-            AgentEvent::Completed(result) => WireEvent::Completed(result.as_ref().into()),
+            AgentEvent::ToolResult(record) => {
+                WireEvent::ToolResult(WireToolResult::from_record(Arc::unwrap_or_clone(record)))
+            }
+            AgentEvent::Interrupt(pending) => WireEvent::Interrupt(*pending),
+            AgentEvent::Completed(result) => WireEvent::Completed(WireResult::from_result(*result)),
         }
     }
 }
@@ -303,10 +314,136 @@ impl Serialize for Tagged<'_> {
     }
 }
 
+#[cfg(feature = "server")]
+impl WireEvent {
+    /// Writes the event's JSON at the end of `out`: the bytes `serde_json` writes for it
+    /// (`{"v":1,"type":...}`), with `more` (members in JSON, each after a comma) before
+    /// the closing brace, as a struct that flattens the event beside them would give,
+    /// without going through serde's map of a flattened struct.
+    pub(crate) fn write_json(&self, more: &[u8], out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let framed = Framed { depth: 0, more };
+        let mut json = serde_json::Serializer::with_formatter(out, framed);
+        Tagged(self).serialize(&mut json)
+    }
+}
+
+/// serde_json's compact form, but with `"v":1,` after the outermost object's opening
+/// brace and `more` before its closing one.
+#[cfg(feature = "server")]
+struct Framed<'a> {
+    depth: usize,
+    more: &'a [u8],
+}
+
+#[cfg(feature = "server")]
+impl Formatter for Framed<'_> {
+    fn begin_object<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.depth += 1;
+        if self.depth == 1 {
+            out.write_all(VERSIONED)
+        } else {
+            CompactFormatter.begin_object(out)
+        }
+    }
+
+    fn end_object<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        self.depth = self.depth.saturating_sub(1);
+        if self.depth == 0 {
+            out.write_all(self.more)?;
+        }
+        CompactFormatter.end_object(out)
+    }
+}
+
+/// How a version 1 body opens.
+#[cfg(feature = "server")]
+const VERSIONED: &[u8] = b"{\"v\":1,";
+const _: () = assert!(VERSION == 1, "VERSIONED spells the version");
+
 /// An event as read: the version, and the tagged event through its derived form.
 #[derive(Deserialize)]
 struct Read {
     v: u32,
     #[serde(flatten, deserialize_with = "WireEvent::deserialize")]
     event: WireEvent,
+}
+
+#[cfg(all(test, feature = "server"))]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// Events of every shape: fields, options, a newtype variant, nested objects and
+    /// arrays, text to escape, and a type this version does not know.
+    fn events() -> Vec<WireEvent> {
+        let read =
+            |value: Value| serde_json::from_value::<WireEvent>(value).unwrap_or(WireEvent::Unknown);
+        vec![
+            WireEvent::TextDelta {
+                text: "a \"quoted\"\nline\u{1}".into(),
+            },
+            WireEvent::RunStarted {
+                run_id: "r1".into(),
+                agent: "a".into(),
+                thread: None,
+            },
+            read(json!({"v": 1, "type": "message", "message": {
+                "role": "assistant", "content": "Let me look.",
+                "tool_calls": [{"id": "c1", "name": "track", "arguments": "{\"order\":7}"}]}})),
+            read(
+                json!({"v": 1, "type": "tool_result", "call_id": "c1", "name": "track",
+                "arguments": "{}", "content": "in transit", "latency_ms": 0.25,
+                "error": {"kind": "timeout", "message": "slow"}}),
+            ),
+            read(json!({"v": 1, "type": "completed", "status": "completed",
+                "final_message": {"role": "assistant", "content": "Done."},
+                "messages": [{"role": "user", "content": "Go"}, {"role": "assistant", "content": "Done."}],
+                "tool_records": [], "iterations": 1, "model_calls": 1})),
+            WireEvent::Error(WireError::new("failed", "it failed")),
+            WireEvent::Unknown,
+        ]
+    }
+
+    #[test]
+    fn written_json_is_the_bytes_of_serialize_with_the_members_after_it() {
+        #[derive(Serialize)]
+        struct Stamped<'a> {
+            #[serde(flatten)]
+            event: &'a WireEvent,
+            at_ms: f64,
+        }
+        let kinds: Vec<_> = events().iter().map(WireEvent::kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                "text_delta",
+                "run_started",
+                "message",
+                "tool_result",
+                "completed",
+                "error",
+                "unknown"
+            ]
+        );
+        for event in events() {
+            let mut plain = Vec::new();
+            event.write_json(b"", &mut plain).unwrap_or_default();
+            assert_eq!(plain, serde_json::to_vec(&event).unwrap_or_default());
+
+            let mut stamped = Vec::new();
+            event
+                .write_json(b",\"at_ms\":12.5", &mut stamped)
+                .unwrap_or_default();
+            let flattened = Stamped {
+                event: &event,
+                at_ms: 12.5,
+            };
+            let expected = serde_json::to_vec(&flattened).unwrap_or_default();
+            assert_eq!(
+                String::from_utf8_lossy(&stamped),
+                String::from_utf8_lossy(&expected)
+            );
+        }
+    }
 }

@@ -65,12 +65,19 @@ impl From<&ToolError> for WireToolError {
 
 impl From<&ToolRecord> for WireToolResult {
     fn from(record: &ToolRecord) -> Self {
+        WireToolResult::from_record(record.clone())
+    }
+}
+
+impl WireToolResult {
+    /// The wire form of `record`, taking its content and parts rather than copying them.
+    pub(crate) fn from_record(record: ToolRecord) -> Self {
         WireToolResult {
             call_id: record.call_id.to_string(),
             name: record.name.to_string(),
             arguments: record.arguments.to_string(),
-            content: record.content.clone(),
-            parts: record.parts.clone(),
+            content: record.content,
+            parts: record.parts,
             error: record.error.as_ref().map(WireToolError::from),
             latency_ms: record.latency.as_secs_f64() * 1000.0,
         }
@@ -113,17 +120,26 @@ pub struct WireResult {
 
 impl From<&AgentResult> for WireResult {
     fn from(result: &AgentResult) -> Self {
+        WireResult::from_result(result.clone())
+    }
+}
+
+impl WireResult {
+    /// The wire form of `result`, taking its messages and records rather than copying
+    /// them.
+    pub(crate) fn from_result(result: AgentResult) -> Self {
+        let records = result.tool_records.into_iter();
         WireResult {
             status: result.status,
-            final_message: result.final_message.clone(),
-            messages: result.messages.clone(),
-            tool_records: result.tool_records.iter().map(Into::into).collect(),
+            final_message: result.final_message,
+            messages: result.messages,
+            tool_records: records.map(WireToolResult::from_record).collect(),
             iterations: result.iterations,
             model_calls: result.model_calls,
-            usage: result.usage.clone(),
-            cost: result.cost.clone(),
-            locals: result.locals.clone(),
-            interrupts: result.interrupts.clone(),
+            usage: result.usage,
+            cost: result.cost,
+            locals: result.locals,
+            interrupts: result.interrupts,
             checkpoint: result.checkpoint.as_ref().map(CheckpointId::to_string),
         }
     }
