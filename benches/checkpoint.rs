@@ -235,7 +235,9 @@ fn support_agent(store: Arc<dyn CheckpointStore>, turns: u64, durable: bool) -> 
     // already: the thread's history has 10, and the run before (`turns == 0`) 9.
     let replies = if turns == 0 { 9 } else { 10 };
     let earlier = (0..replies).map(|_| Turn::text("(earlier)"));
-    let calls = earlier.chain(calls).chain([Turn::text("All on their way.")]);
+    let calls = earlier
+        .chain(calls)
+        .chain([Turn::text("All on their way.")]);
     let model = ScriptedModel::per_run(calls);
     let tool = Tool::from_fn(
         ToolInfo::new("order_status", "Where an order is"),

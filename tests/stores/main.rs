@@ -151,7 +151,10 @@ mod sqlite {
         let store = runtime.block_on(async {
             let store = SqliteStore::open(&file).await.unwrap();
             let first = store.append("t", None, b"one".to_vec()).await.unwrap();
-            store.append("t", Some(first), b"two".to_vec()).await.unwrap();
+            store
+                .append("t", Some(first), b"two".to_vec())
+                .await
+                .unwrap();
             store
         });
         drop(runtime);
