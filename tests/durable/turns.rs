@@ -59,6 +59,12 @@ async fn records(store: &MemoryStore, thread: &str) -> Vec<(StoredRecord, Value)
     out
 }
 
+/// The format of each record.
+fn formats(records: &[(StoredRecord, Value)]) -> Vec<u64> {
+    let format = |(_, json): &(StoredRecord, Value)| json["format"].as_u64().unwrap();
+    records.iter().map(format).collect()
+}
+
 fn contains(record: &StoredRecord, word: &str) -> bool {
     String::from_utf8_lossy(&record.bytes).contains(word)
 }
@@ -77,11 +83,7 @@ async fn a_turns_record_holds_only_what_the_turn_added() {
 
     let records = records(&store, "t").await;
     // The first run's two records, then this run's: its claim, one per turn, its end.
-    let formats: Vec<u64> = records
-        .iter()
-        .map(|(_, j)| j["format"].as_u64().unwrap())
-        .collect();
-    assert_eq!(formats, [2, 2, 2, 3, 3, 3, 2]);
+    assert_eq!(formats(&records), [2, 2, 2, 3, 3, 3, 2]);
     let claim = &records[2].0;
     for (at, (record, json)) in records.iter().enumerate().take(6).skip(3) {
         let turns = at - 2;
@@ -189,13 +191,9 @@ async fn a_hook_that_rewrites_what_a_record_holds_makes_the_next_record_whole() 
         .await
         .unwrap();
     let records = records(&store, "t").await;
-    let formats: Vec<u64> = records
-        .iter()
-        .map(|(_, j)| j["format"].as_u64().unwrap())
-        .collect();
     // The first run's two, then the claim, turn 1 continues it, turn 2 continues that,
     // turn 3 (after the rewrite) is whole, then the end.
-    assert_eq!(formats, [2, 2, 2, 3, 3, 2, 2]);
+    assert_eq!(formats(&records), [2, 2, 2, 3, 3, 2, 2]);
     let after = Checkpoint::load(&store, "t", &records[5].0).await.unwrap();
     assert_eq!(after.run.history().messages[1].content(), "forgotten");
     let before = Checkpoint::load(&store, "t", &records[4].0).await.unwrap();
