@@ -106,14 +106,27 @@ async fn interrupted_here_resumed_there(store: &str, dir: &Path) {
     assert_eq!(runs_of(&log, "transfer"), 1);
 }
 
+/// A worker process, killed when the test lets go of it, passed or failed (a failed
+/// assertion would otherwise leave it waiting for its model's reply for good).
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 async fn killed_between_turns_taken_over(store: &str, dir: &Path) {
     let thread = format!("durable-{}", unique());
     let log = dir.join(format!("{thread}.log"));
     let log_arg = log.to_str().unwrap();
-    let mut first = Command::new(std::env::current_exe().unwrap())
-        .args(["worker", store, "durable", &thread, log_arg])
-        .spawn()
-        .unwrap();
+    let mut first = Killed(
+        Command::new(std::env::current_exe().unwrap())
+            .args(["worker", store, "durable", &thread, log_arg])
+            .spawn()
+            .unwrap(),
+    );
     // Wait for the checkpoint of its first turn, then kill it while it waits for the
     // model's second reply.
     let checkpoints = open(store).await;
@@ -139,8 +152,8 @@ async fn killed_between_turns_taken_over(store: &str, dir: &Path) {
         tokio::time::sleep(Duration::from_millis(20)).await;
         waited += Duration::from_millis(20);
     }
-    first.kill().unwrap(); // SIGKILL: nothing of the process runs after it.
-    assert!(!first.wait().unwrap().success());
+    first.0.kill().unwrap(); // SIGKILL: nothing of the process runs after it.
+    assert!(!first.0.wait().unwrap().success());
     assert_eq!(runs_of(&log, "first"), 1);
 
     let done = run_worker(&[store, "takeover", &thread, log_arg]);
