@@ -9,23 +9,23 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 use serde::Serialize;
 
-use super::checkpoint::{Checkpoint, CheckpointStatus, Continues, MAX_CHAIN};
+use super::chain::Chain;
+use super::checkpoint::{Checkpoint, CheckpointStatus, Continues};
 use super::error::{AgentError, ResumeError};
 use super::resume::{Plan, TakenUp};
 use super::run::Run;
 use super::shared::Released;
 use crate::auth::{Action, Asker, Decided, Principal};
 use crate::checkpoint::{CheckpointError, CheckpointId, CheckpointStore, FORMAT, StoreError};
-
-/// The format of a record that holds everything: its run whole, and the thread's
-/// history before it (format 3 holds only what changed since an earlier record).
-const WHOLE: u32 = 2;
 use crate::context::Locals;
 use crate::interrupt::{Decisions, PendingInterrupt};
 use crate::message::{Message, Messages};
 use crate::model::UsageTotals;
 use crate::telemetry::metrics;
-use crate::tool::ToolRecord;
+
+/// The format of a record that holds everything: its run whole, and the thread's
+/// history before it (format 3 holds only what changed since an earlier record).
+const WHOLE: u32 = 2;
 
 /// The durable side of a run: its thread, where the thread's head is, and the
 /// interrupts it raised or resumes from. (Boxed in the loop: most runs have none.)
@@ -64,63 +64,6 @@ pub(super) struct Durable {
     renewed: Option<Instant>,
     /// What the run's last record holds, while the next one may continue it.
     chain: Option<Box<Chain>>,
-}
-
-/// What the run's last record holds, when it was a running record: the next running
-/// record holds only what changed since (format 3), if the run's history and records
-/// then begin with these. (Copies, not shared lists: a shared list would be copied
-/// whole by the loop's next change.)
-struct Chain {
-    /// The record's version.
-    version: u64,
-    /// How many records before it continue one another.
-    links: usize,
-    messages: Vec<Message>,
-    records: Vec<Arc<ToolRecord>>,
-}
-
-impl Chain {
-    /// Where a record of `run` continues this one, if the run's history and records
-    /// begin with this one's (no hook rewrote what it holds).
-    fn continued_by(&self, run: &Run) -> Option<Continues> {
-        let (messages, records) = (&run.history().messages, run.earlier_records());
-        let kept = messages.get(..self.messages.len())? == &self.messages[..];
-        let same = records.get(..self.records.len())?;
-        let same = same
-            .iter()
-            .zip(&self.records)
-            .all(|(a, b)| Arc::ptr_eq(a, b));
-        (kept && same && self.links < MAX_CHAIN).then_some(Continues {
-            version: self.version,
-            messages: self.messages.len(),
-            records: self.records.len(),
-        })
-    }
-
-    /// The chain after `run` was written at `version`, continuing this one (`Some`) or
-    /// whole.
-    fn after(this: Option<Box<Chain>>, continued: bool, run: &Run, version: u64) -> Box<Chain> {
-        let (messages, records) = (&run.history().messages[..], run.earlier_records());
-        match this {
-            Some(mut chain) if continued => {
-                chain
-                    .messages
-                    .extend_from_slice(&messages[chain.messages.len()..]);
-                chain
-                    .records
-                    .extend_from_slice(&records[chain.records.len()..]);
-                chain.version = version;
-                chain.links += 1;
-                chain
-            }
-            _ => Box::new(Chain {
-                version,
-                links: 0,
-                messages: messages.to_vec(),
-                records: records.to_vec(),
-            }),
-        }
-    }
 }
 
 /// A record as it is written: [`Checkpoint`]'s fields, borrowed; the run whole (`R` is
@@ -484,7 +427,7 @@ impl Durable {
         let chain = self
             .chain
             .take()
-            .filter(|chain| self.head == Some(chain.version));
+            .filter(|chain| self.head == Some(chain.version()));
         let continues = match status {
             CheckpointStatus::Running => chain.as_ref().and_then(|chain| chain.continued_by(run)),
             _ => None,

@@ -60,6 +60,7 @@ mod agent_run;
 mod await_run;
 mod batch;
 mod builder;
+mod chain;
 mod checkpoint;
 mod compile;
 mod durable;
