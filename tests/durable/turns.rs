@@ -48,6 +48,17 @@ fn three_turns(store: &MemoryStore, steps: &Counter) -> tower_adk::AgentBuilder 
         .tool(counted("step", steps))
 }
 
+/// A store whose thread `t` has the long history, then a run of [`three_turns`] on it
+/// with `request`, which ended with its answer.
+async fn three_turns_on_history(request: AgentRequest) -> MemoryStore {
+    let store = MemoryStore::new();
+    thread_with_history(&store, "t").await;
+    let agent = three_turns(&store, &Counter::default()).build().unwrap();
+    let result = agent.run(request.on_thread("t")).await.unwrap();
+    assert_eq!(result.final_message.content(), "three steps");
+    store
+}
+
 /// The thread's records, oldest first: each as stored, and its JSON.
 async fn records(store: &MemoryStore, thread: &str) -> Vec<(StoredRecord, Value)> {
     let mut out = Vec::new();
@@ -71,15 +82,7 @@ fn contains(record: &StoredRecord, word: &str) -> bool {
 
 #[tokio::test]
 async fn a_turns_record_holds_only_what_the_turn_added() {
-    let store = MemoryStore::new();
-    thread_with_history(&store, "t").await;
-    let steps = Counter::default();
-    let agent = three_turns(&store, &steps).build().unwrap();
-    let result = agent
-        .run(AgentRequest::user("go").on_thread("t"))
-        .await
-        .unwrap();
-    assert_eq!(result.final_message.content(), "three steps");
+    let store = three_turns_on_history(AgentRequest::user("go")).await;
 
     let records = records(&store, "t").await;
     // The first run's two records, then this run's: its claim, one per turn, its end.
@@ -175,9 +178,6 @@ async fn a_run_taken_over_from_a_continuing_record_runs_no_finished_turn_again()
 
 #[tokio::test]
 async fn a_hook_that_rewrites_what_a_record_holds_makes_the_next_record_whole() {
-    let store = MemoryStore::new();
-    thread_with_history(&store, "t").await;
-    let steps = Counter::default();
     // Before the third model call, the thread's first message is rewritten.
     let forget = handlers::before_model(|cx, history| {
         if cx.iteration() == 3 {
@@ -185,11 +185,7 @@ async fn a_hook_that_rewrites_what_a_record_holds_makes_the_next_record_whole() 
         }
         Ok(())
     });
-    let agent = three_turns(&store, &steps).build().unwrap();
-    agent
-        .run(AgentRequest::user("go").on_thread("t").with_handler(forget))
-        .await
-        .unwrap();
+    let store = three_turns_on_history(AgentRequest::user("go").with_handler(forget)).await;
     let records = records(&store, "t").await;
     // The first run's two, then the claim, turn 1 continues it, turn 2 continues that,
     // turn 3 (after the rewrite) is whole, then the end.
@@ -239,14 +235,7 @@ impl CheckpointStore for Lost {
 
 #[tokio::test]
 async fn a_continuing_record_whose_earlier_record_is_gone_or_does_not_fit_is_corrupt() {
-    let store = MemoryStore::new();
-    thread_with_history(&store, "t").await;
-    three_turns(&store, &Counter::default())
-        .build()
-        .unwrap()
-        .run(AgentRequest::user("go").on_thread("t"))
-        .await
-        .unwrap();
+    let store = three_turns_on_history(AgentRequest::user("go")).await;
     let records = records(&store, "t").await;
     let (third, _) = &records[5];
     let lost = Lost {
