@@ -141,24 +141,26 @@ mod sqlite {
         let _ = std::fs::remove_dir_all(file.parent().unwrap());
     }
 
-    /// The store keeps its appends' connection between them: dropping the store after
+    /// The store keeps its appends' connections between them: dropping the store after
     /// its runtime is gone closes it, with no runtime to ask (no panic), and the file
     /// keeps every append.
     #[test]
     fn a_sqlite_store_that_appended_drops_outside_any_runtime() {
         let file = servers::scratch("sqlite").join("checkpoints.db");
         let runtime = tokio::runtime::Runtime::new().unwrap();
-        let store = runtime.block_on(async {
+        // One store that syncs, and one that appends on the caller's thread.
+        let stores = runtime.block_on(async {
             let store = SqliteStore::open(&file).await.unwrap();
             let first = store.append("t", None, b"one".to_vec()).await.unwrap();
-            store
+            let normal = normal(&file).await;
+            normal
                 .append("t", Some(first), b"two".to_vec())
                 .await
                 .unwrap();
-            store
+            (store, normal)
         });
         drop(runtime);
-        drop(store);
+        drop(stores);
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let versions = runtime.block_on(async {
             let store = SqliteStore::open(&file).await.unwrap();
@@ -166,6 +168,131 @@ mod sqlite {
         });
         assert_eq!(versions, [1, 2]);
         let _ = std::fs::remove_dir_all(file.parent().unwrap());
+    }
+
+    /// A store at `synchronous=NORMAL` on `file`: its appends are made on the caller's
+    /// thread, on a connection of its own.
+    async fn normal(file: &std::path::Path) -> SqliteStore {
+        use tower_adk::checkpoint::sqlx::sqlite::{SqliteConnectOptions, SqliteSynchronous};
+        let options = SqliteConnectOptions::new()
+            .filename(file)
+            .create_if_missing(true)
+            .synchronous(SqliteSynchronous::Normal);
+        SqliteStore::open_with(options).await.unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite_store_at_synchronous_normal_keeps_the_contract() {
+        let file = servers::scratch("sqlite").join("checkpoints.db");
+        check_store(|ttl| {
+            let file = file.clone();
+            async move { with_expiry(normal(&file).await, ttl, SqliteStore::expire_after) }
+        })
+        .await;
+        let _ = std::fs::remove_dir_all(file.parent().unwrap());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sqlite_normal_appends_racing_from_two_stores_one_wins() {
+        let file = servers::scratch("sqlite").join("checkpoints.db");
+        let (a, b) = (normal(&file).await, normal(&file).await);
+        race_from_two_stores(&a, &b).await;
+        // And against a store that syncs, on the same file.
+        let full = SqliteStore::open(&file).await.unwrap();
+        race_from_two_stores(&a, &full).await;
+        let _ = std::fs::remove_dir_all(file.parent().unwrap());
+    }
+
+    /// An append made on the caller's thread never waits there for another writer's lock:
+    /// it goes through the pool, which waits for it (within the bound), and lands once
+    /// the lock is let go.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_normal_append_waits_for_another_writer_off_the_callers_thread() {
+        use tower_adk::checkpoint::sqlx::sqlite::{SqliteConnectOptions, SqliteConnection};
+        use tower_adk::checkpoint::sqlx::{self, Connection as _};
+
+        let file = servers::scratch("sqlite").join("checkpoints.db");
+        let store = normal(&file).await;
+        let first = store.append("held", None, b"one".to_vec()).await.unwrap();
+        let mut other =
+            SqliteConnection::connect_with(&SqliteConnectOptions::new().filename(&file))
+                .await
+                .unwrap();
+        sqlx::query("BEGIN IMMEDIATE")
+            .execute(&mut other)
+            .await
+            .unwrap();
+        let append = tokio::spawn({
+            let store = store.clone();
+            async move { store.append("held", Some(first), b"two".to_vec()).await }
+        });
+        // The runtime's threads stay free meanwhile: a timer of this task fires.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(
+            !append.is_finished(),
+            "the append did not wait for the lock"
+        );
+        sqlx::query("COMMIT").execute(&mut other).await.unwrap();
+        assert_eq!(append.await.unwrap().unwrap(), first + 1);
+        let head = store.head("held").await.unwrap().unwrap();
+        assert_eq!((head.version, head.bytes), (first + 1, b"two".to_vec()));
+        let _ = std::fs::remove_dir_all(file.parent().unwrap());
+    }
+
+    /// The appends made on the caller's thread never checkpoint the write-ahead log (that
+    /// syncs the disk): the ones that go through the pool do, so the log stays near
+    /// SQLite's 1,000 pages (4 MiB) however many appends were made, here about 20 MiB of
+    /// them.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_normal_stores_write_ahead_log_stays_bounded() {
+        let file = servers::scratch("sqlite").join("checkpoints.db");
+        let store = normal(&file).await;
+        let record = vec![5u8; 8_000];
+        let mut head = None;
+        for _ in 0..1_000 {
+            head = Some(store.append("log", head, record.clone()).await.unwrap());
+        }
+        assert_eq!(store.list("log").await.unwrap().len(), 1_000);
+        let log = std::fs::metadata(file.with_extension("db-wal"))
+            .unwrap()
+            .len();
+        assert!(log < 8 << 20, "the write-ahead log grew to {log} bytes");
+        let _ = std::fs::remove_dir_all(file.parent().unwrap());
+    }
+
+    /// A database in memory has no file for a connection of its own: its appends all go
+    /// through the pool, and no file is made for it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_normal_store_in_memory_appends_through_its_pool() {
+        use std::str::FromStr as _;
+        use tower_adk::checkpoint::sqlx::sqlite::{SqliteConnectOptions, SqliteSynchronous};
+
+        let options = SqliteConnectOptions::from_str("sqlite::memory:")
+            .unwrap()
+            .synchronous(SqliteSynchronous::Normal);
+        let store = SqliteStore::open_with(options).await.unwrap();
+        let first = store.append("t", None, b"one".to_vec()).await.unwrap();
+        let second = store
+            .append("t", Some(first), b"two".to_vec())
+            .await
+            .unwrap();
+        assert!(
+            store
+                .append("t", Some(first), b"late".to_vec())
+                .await
+                .unwrap_err()
+                .is_conflict()
+        );
+        assert_eq!(store.list("t").await.unwrap(), [first, second]);
+        let strays = std::fs::read_dir(".")
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                name.starts_with("file:") || name.starts_with(":memory:")
+            })
+            .count();
+        assert_eq!(strays, 0, "a file was made for a database in memory");
     }
 
     #[test]
