@@ -45,9 +45,10 @@ BEGIN
     END IF;
 END
 $$;
--- One append, in one round trip: lock the thread's row, check its head, write the record
--- and the thread's row (its newest version, its owner unless none is given, when its
--- head was written). Each statement of a (volatile) function reads what was committed
+-- One append, in one round trip: lock the thread's row (made first when missing), check
+-- its head, write the record and the thread's row (its newest version, its owner unless
+-- none is given, when its head was written), and with an expiry (a time to live short of
+-- the largest BIGINT) delete the thread's expired records. Each statement of a (volatile) function reads what was committed
 -- when it starts, so the head is read after the lock is held. Returns the new version,
 -- or NULL and the head found when it is not the one expected.
 CREATE OR REPLACE FUNCTION adk_append(
@@ -59,8 +60,11 @@ DECLARE
     v_last BIGINT;
     v_found BIGINT;
 BEGIN
-    INSERT INTO adk_threads (thread, last) VALUES (p_thread, 0) ON CONFLICT DO NOTHING;
     SELECT t.last INTO v_last FROM adk_threads t WHERE t.thread = p_thread FOR UPDATE;
+    IF NOT FOUND THEN
+        INSERT INTO adk_threads (thread, last) VALUES (p_thread, 0) ON CONFLICT DO NOTHING;
+        SELECT t.last INTO v_last FROM adk_threads t WHERE t.thread = p_thread FOR UPDATE;
+    END IF;
     SELECT max(c.version) INTO v_found FROM adk_checkpoints c
         WHERE c.thread = p_thread AND c.written_at > v_now - p_ttl;
     IF v_found IS DISTINCT FROM p_expected THEN
@@ -72,7 +76,10 @@ BEGIN
         WHERE t.thread = p_thread;
     INSERT INTO adk_checkpoints (thread, version, bytes, written_at)
         VALUES (p_thread, v_last + 1, p_bytes, v_now);
-    DELETE FROM adk_checkpoints c WHERE c.thread = p_thread AND c.written_at <= v_now - p_ttl;
+    IF p_ttl < 9223372036854775807 THEN
+        DELETE FROM adk_checkpoints c
+            WHERE c.thread = p_thread AND c.written_at <= v_now - p_ttl;
+    END IF;
     RETURN QUERY SELECT v_last + 1, v_found;
 END
 $$;
