@@ -260,6 +260,33 @@ mod sqlite {
         let _ = std::fs::remove_dir_all(file.parent().unwrap());
     }
 
+    /// A store on a file opened read-only gets no connection that writes: its appends
+    /// fail, with nothing written, as the pool's would.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_normal_store_opened_read_only_writes_nothing() {
+        use tower_adk::checkpoint::StoreError;
+        use tower_adk::checkpoint::sqlx::sqlite::{SqliteConnectOptions, SqliteSynchronous};
+
+        let file = servers::scratch("sqlite").join("checkpoints.db");
+        let first = normal(&file)
+            .await
+            .append("t", None, b"one".to_vec())
+            .await
+            .unwrap();
+        let options = SqliteConnectOptions::new()
+            .filename(&file)
+            .read_only(true)
+            .synchronous(SqliteSynchronous::Normal);
+        let store = SqliteStore::open_with(options).await.unwrap();
+        let refused = store.append("t", Some(first), b"two".to_vec()).await;
+        assert!(
+            matches!(refused, Err(StoreError::Backend(_))),
+            "{refused:?}"
+        );
+        assert_eq!(store.list("t").await.unwrap(), [first]);
+        let _ = std::fs::remove_dir_all(file.parent().unwrap());
+    }
+
     /// A database in memory has no file for a connection of its own: its appends all go
     /// through the pool, and no file is made for it.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

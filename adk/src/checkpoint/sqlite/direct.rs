@@ -58,9 +58,10 @@ pub(super) enum Appended {
 
 impl Direct {
     /// A connection of its own to the file `pool` is on, when its commits wait for no
-    /// disk: the file in WAL mode, at `synchronous` `NORMAL` or `OFF`. `None` otherwise
-    /// (a file that syncs, a database in memory, or one this connection could not open
-    /// as the same file): the store's appends then all go through the pool.
+    /// disk: the file in WAL mode, at `synchronous` `NORMAL` or `OFF`, which the pool can
+    /// write to. `None` otherwise (a file that syncs, a database in memory, a file opened
+    /// read-only, or one this connection could not open as the same file): the store's
+    /// appends then all go through the pool.
     pub(super) async fn open(pool: &SqlitePool) -> Result<Option<Direct>, sqlx::Error> {
         let mut connection = pool.acquire().await?;
         let synchronous: i64 = sqlx::query_scalar("PRAGMA synchronous")
@@ -79,6 +80,15 @@ impl Direct {
             || !(0..=1).contains(&synchronous)
             || file.is_empty()
         {
+            return Ok(None);
+        }
+        // A pool that cannot write (the file opened read-only, or immutable) gets no
+        // connection that can. (A write that changes nothing; `BEGIN IMMEDIATE` alone
+        // succeeds on a read-only connection in WAL mode.)
+        let writes = sqlx::query("DELETE FROM threads WHERE 0")
+            .execute(&mut *connection)
+            .await;
+        if writes.is_err() {
             return Ok(None);
         }
         let file = PathBuf::from(file);
