@@ -73,9 +73,10 @@ impl WireToolResult {
     /// The wire form of `record`, taking its content and parts rather than copying them.
     pub(crate) fn from_record(record: ToolRecord) -> Self {
         WireToolResult {
-            call_id: record.call_id.to_string(),
-            name: record.name.to_string(),
-            arguments: record.arguments.to_string(),
+            // Copied as text (`to_string` would go through `Display`).
+            call_id: String::from(record.call_id.as_str()),
+            name: String::from(record.name.as_str()),
+            arguments: String::from(record.arguments.as_str()),
             content: record.content,
             parts: record.parts,
             error: record.error.as_ref().map(WireToolError::from),
