@@ -629,18 +629,67 @@ impl ser::Serializer for Key<'_> {
 }
 
 /// `n` in decimal.
-fn decimal(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    for digit in digits.iter_mut().rev() {
-        *digit = b'0' + (n % 10) as u8;
-        start -= 1;
-        n /= 10;
-        if n == 0 {
-            break;
+fn decimal(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(Decimal::new(n).as_bytes());
+}
+
+/// The numbers 00 to 99 in decimal, two digits each.
+const PAIRS: [u8; 200] = {
+    let mut pairs = [0; 200];
+    let mut n = 0;
+    while n < 100 {
+        pairs[2 * n] = b'0' + (n / 10) as u8;
+        pairs[2 * n + 1] = b'0' + (n % 10) as u8;
+        n += 1;
+    }
+    pairs
+};
+
+/// A number in decimal, on the stack, written two digits at a time.
+pub(crate) struct Decimal {
+    digits: [u8; 20],
+    start: usize,
+}
+
+impl Decimal {
+    pub(crate) fn new(mut n: u64) -> Self {
+        let mut decimal = Decimal {
+            digits: [0; 20],
+            start: 20,
+        };
+        while n >= 100 {
+            decimal.pair((n % 100) as usize);
+            n /= 100;
+        }
+        if n >= 10 {
+            decimal.pair(n as usize);
+        } else if let Some(digit) = decimal.start.checked_sub(1) {
+            decimal.start = digit;
+            if let Some(slot) = decimal.digits.get_mut(digit) {
+                *slot = b'0' + n as u8;
+            }
+        }
+        decimal
+    }
+
+    /// Puts the two digits of `n` (below 100) before those written.
+    fn pair(&mut self, n: usize) {
+        let Some(start) = self.start.checked_sub(2) else {
+            return;
+        };
+        let (slots, digits) = (
+            self.digits.get_mut(start..start + 2),
+            PAIRS.get(2 * n..2 * n + 2),
+        );
+        if let (Some(slots), Some(digits)) = (slots, digits) {
+            slots.copy_from_slice(digits);
+            self.start = start;
         }
     }
-    out.extend_from_slice(digits.get(start..).unwrap_or_default());
+
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        self.digits.get(self.start..).unwrap_or_default()
+    }
 }
 
 /// A byte in every lane of a word.
@@ -712,7 +761,6 @@ fn escape(byte: u8) -> Option<u8> {
 /// lowercase hex) for the other control characters, every other character as it is.
 fn string(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    out.reserve(bytes.len() + 2);
     out.push(b'"');
     if clean(bytes) {
         out.extend_from_slice(bytes);
@@ -843,6 +891,30 @@ mod tests {
         for _ in 0..5_000 {
             let value = rng.value(4);
             assert_eq!(ours(&value), Some(theirs(&value)), "{value:?}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_decimal() {
+        let mut rng = Rng(7);
+        let mut numbers = vec![
+            0,
+            1,
+            9,
+            10,
+            11,
+            99,
+            100,
+            101,
+            999,
+            1_000,
+            u64::MAX,
+            u64::MAX - 1,
+        ];
+        numbers.extend((0..20).map(|power| 10u64.pow(power)));
+        numbers.extend((0..1_000).map(|_| rng.next() >> rng.below(64)));
+        for n in numbers {
+            assert_eq!(Decimal::new(n).as_bytes(), n.to_string().as_bytes());
         }
     }
 
