@@ -75,7 +75,6 @@ mod result;
 
 #[cfg(feature = "server")]
 use std::io;
-use std::sync::Arc;
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -260,7 +259,7 @@ impl WireEvent {
                 event: event.to_json(),
             },
             AgentEvent::ToolResult(record) => {
-                WireEvent::ToolResult(WireToolResult::from_record(Arc::unwrap_or_clone(record)))
+                WireEvent::ToolResult(WireToolResult::from_shared(record))
             }
             AgentEvent::Interrupt(pending) => WireEvent::Interrupt(*pending),
             AgentEvent::Completed(result) => WireEvent::Completed(WireResult::from_result(*result)),
