@@ -5,7 +5,7 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
@@ -23,9 +23,10 @@ pub(crate) struct Body(pub(crate) Bytes);
 impl FromRequest<AppState> for Body {
     type Rejection = ApiError;
 
-    async fn from_request(request: Request, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request(mut request: Request, state: &AppState) -> Result<Self, ApiError> {
         let limits = &state.limits;
         media_type(request.headers())?;
+        DefaultBodyLimit::max(limits.body_bytes).apply(&mut request);
         let read = Bytes::from_request(request, state);
         match tokio::time::timeout(limits.body_timeout, read).await {
             Ok(Ok(bytes)) => Ok(Body(bytes)),
@@ -50,7 +51,10 @@ fn media_type(headers: &HeaderMap) -> Result<(), ApiError> {
     let essence = value.to_str().ok().and_then(|v| v.split(';').next());
     let read = essence.map(str::trim).is_some_and(|e| {
         let is = |name: &str| e.eq_ignore_ascii_case(name);
-        let (kind, json) = (e.get(..12), e.len().checked_sub(5).and_then(|at| e.get(at..)));
+        let (kind, json) = (
+            e.get(..12),
+            e.len().checked_sub(5).and_then(|at| e.get(at..)),
+        );
         is("application/json")
             || (kind.is_some_and(|k| k.eq_ignore_ascii_case("application/"))
                 && json.is_some_and(|j| j.eq_ignore_ascii_case("+json")))

@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::middleware;
 use axum::routing::{get, post};
@@ -15,8 +14,10 @@ use super::{agents, agui, identity, limit, openai, page, runs, threads};
 /// The server's routes: the agent routes (AG-UI's among them) and the OpenAI-compatible
 /// ones behind the identity middleware, then the rate of each principal (when it is
 /// limited); health, readiness, the page and the metrics (when on, unless they require
-/// an identity) without them; JSON errors for unknown paths and methods; the body limit
-/// around all, and (feature `otel`) the caller's trace context.
+/// an identity) without them; JSON errors for unknown paths and methods, and (feature
+/// `otel`) the caller's trace context. (The body limit is the [`Body`](super::extract::Body)
+/// extractor's, which reads every body: a layer would cost every request a service and
+/// a future more.)
 pub(crate) fn routes(state: AppState) -> Router {
     let mut agents = Router::new()
         .route("/agents", get(agents::list))
@@ -70,8 +71,7 @@ pub(crate) fn routes(state: AppState) -> Router {
         .merge(agents)
         .merge(openai)
         .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(state.limits.body_bytes));
+        .method_not_allowed_fallback(method_not_allowed);
     #[cfg(feature = "otel")]
     let routes = routes.layer(middleware::from_fn(super::trace::continue_trace));
     routes.with_state(state)
