@@ -8,8 +8,9 @@ use axum::middleware;
 use axum::routing::{get, post};
 
 use super::error::ApiError;
+use super::identity::RequireIdentity;
 use super::state::AppState;
-use super::{agents, agui, identity, limit, openai, page, runs, threads};
+use super::{agents, agui, limit, openai, page, runs, threads};
 
 /// The server's routes: the agent routes (AG-UI's among them) and the OpenAI-compatible
 /// ones behind the identity middleware, then the rate of each principal (when it is
@@ -56,14 +57,9 @@ pub(crate) fn routes(state: AppState) -> Router {
         let limited = middleware::from_fn_with_state(Arc::clone(rate), openai::require_rate);
         openai = openai.route_layer(limited);
     }
-    let agents = agents.route_layer(middleware::from_fn_with_state(
-        state.identify.clone(),
-        identity::require_identity,
-    ));
-    let openai = openai.route_layer(middleware::from_fn_with_state(
-        state.identify.clone(),
-        openai::require_identity,
-    ));
+    let agents = agents.route_layer(RequireIdentity::new(state.identify.clone()));
+    let identify = state.identify.clone();
+    let openai = openai.route_layer(RequireIdentity::refusing(identify, openai::refuse));
     if state.page {
         open = open.route("/", get(page::show));
     }
