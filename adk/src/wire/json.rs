@@ -770,7 +770,10 @@ fn string(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
-/// `bytes` with what JSON escapes escaped, a byte at a time.
+/// `bytes` with what JSON escapes escaped, a byte at a time. (Out of line: few strings
+/// need it, and [`string`] stays small without it.)
+#[cold]
+#[inline(never)]
 fn escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     let mut copied = 0;
     for (at, &byte) in bytes.iter().enumerate() {
