@@ -347,47 +347,30 @@ impl<'j, 'a> ser::Serializer for &'j mut Json<'a> {
     }
 }
 
-impl ser::SerializeSeq for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Refused;
+/// The kinds of array: each element after a comma but the first, `]` at the end.
+macro_rules! array {
+    ($($kind:ident::$element:ident),*) => {$(
+        impl ser::$kind for Compound<'_, '_> {
+            type Ok = ();
+            type Error = Refused;
 
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Refused> {
-        self.element(value)
-    }
+            fn $element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Refused> {
+                self.element(value)
+            }
 
-    fn end(self) -> Result<(), Refused> {
-        self.end_array();
-        Ok(())
-    }
+            fn end(self) -> Result<(), Refused> {
+                self.end_array();
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Refused;
-
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Refused> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), Refused> {
-        self.end_array();
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound<'_, '_> {
-    type Ok = ();
-    type Error = Refused;
-
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Refused> {
-        self.element(value)
-    }
-
-    fn end(self) -> Result<(), Refused> {
-        self.end_array();
-        Ok(())
-    }
-}
+array!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
 impl ser::SerializeTupleVariant for Compound<'_, '_> {
     type Ok = ();
@@ -466,6 +449,16 @@ impl ser::SerializeStructVariant for Compound<'_, '_> {
     }
 }
 
+/// Serializer methods that refuse what they are given, each `name(argument types) ->
+/// what it would give`.
+macro_rules! refuse {
+    ($($name:ident($($argument:ty),*) -> $ok:ty;)*) => {
+        $(fn $name(self, $(_: $argument),*) -> Result<$ok, Refused> {
+            Err(Refused)
+        })*
+    };
+}
+
 /// A map's key: a string (or what `serde_json` writes as one: a char, a unit variant, a
 /// newtype around a key); anything else is left to `serde_json`.
 struct Key<'o>(&'o mut Vec<u8>);
@@ -509,67 +502,32 @@ impl ser::Serializer for Key<'_> {
         value.serialize(self)
     }
 
-    fn serialize_bool(self, _: bool) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_i8(self, _: i8) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_i16(self, _: i16) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_i32(self, _: i32) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_i64(self, _: i64) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_u8(self, _: u8) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_u16(self, _: u16) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_u32(self, _: u32) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_u64(self, _: u64) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_f32(self, _: f32) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_f64(self, _: f64) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_bytes(self, _: &[u8]) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_none(self) -> Result<(), Refused> {
-        Err(Refused)
+    refuse! {
+        serialize_bool(bool) -> ();
+        serialize_i8(i8) -> ();
+        serialize_i16(i16) -> ();
+        serialize_i32(i32) -> ();
+        serialize_i64(i64) -> ();
+        serialize_u8(u8) -> ();
+        serialize_u16(u16) -> ();
+        serialize_u32(u32) -> ();
+        serialize_u64(u64) -> ();
+        serialize_f32(f32) -> ();
+        serialize_f64(f64) -> ();
+        serialize_bytes(&[u8]) -> ();
+        serialize_none() -> ();
+        serialize_unit() -> ();
+        serialize_unit_struct(&'static str) -> ();
+        serialize_seq(Option<usize>) -> Self::SerializeSeq;
+        serialize_tuple(usize) -> Self::SerializeTuple;
+        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant;
+        serialize_map(Option<usize>) -> Self::SerializeMap;
+        serialize_struct(&'static str, usize) -> Self::SerializeStruct;
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant;
     }
 
     fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_unit(self) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Refused> {
         Err(Refused)
     }
 
@@ -580,50 +538,6 @@ impl ser::Serializer for Key<'_> {
         _: &'static str,
         _: &T,
     ) -> Result<(), Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Refused> {
-        Err(Refused)
-    }
-
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Refused> {
         Err(Refused)
     }
 }
