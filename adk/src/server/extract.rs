@@ -5,7 +5,7 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{DefaultBodyLimit, FromRequest, FromRequestParts, Request};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
@@ -23,9 +23,10 @@ pub(crate) struct Body(pub(crate) Bytes);
 impl FromRequest<AppState> for Body {
     type Rejection = ApiError;
 
-    async fn from_request(request: Request, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request(mut request: Request, state: &AppState) -> Result<Self, ApiError> {
         let limits = &state.limits;
         media_type(request.headers())?;
+        DefaultBodyLimit::max(limits.body_bytes).apply(&mut request);
         let read = Bytes::from_request(request, state);
         match tokio::time::timeout(limits.body_timeout, read).await {
             Ok(Ok(bytes)) => Ok(Body(bytes)),
@@ -48,12 +49,17 @@ fn media_type(headers: &HeaderMap) -> Result<(), ApiError> {
         return Ok(());
     };
     let essence = value.to_str().ok().and_then(|v| v.split(';').next());
-    let essence = essence.map(|e| e.trim().to_ascii_lowercase());
-    let read = essence.as_deref().is_some_and(|e| {
-        e == "application/json"
-            || (e.starts_with("application/") && e.ends_with("+json"))
-            || e == "text/plain"
-            || e == "application/x-www-form-urlencoded"
+    let read = essence.map(str::trim).is_some_and(|e| {
+        let is = |name: &str| e.eq_ignore_ascii_case(name);
+        let (kind, json) = (
+            e.get(..12),
+            e.len().checked_sub(5).and_then(|at| e.get(at..)),
+        );
+        is("application/json")
+            || (kind.is_some_and(|k| k.eq_ignore_ascii_case("application/"))
+                && json.is_some_and(|j| j.eq_ignore_ascii_case("+json")))
+            || is("text/plain")
+            || is("application/x-www-form-urlencoded")
     });
     if read {
         return Ok(());
@@ -199,6 +205,7 @@ mod tests {
             "application/json",
             "Application/JSON; charset=utf-8",
             "application/vnd.api+json",
+            " APPLICATION/Problem+JSON ",
             "text/plain;charset=UTF-8",
             "application/x-www-form-urlencoded",
         ] {
@@ -207,6 +214,8 @@ mod tests {
         for refused in [
             "multipart/form-data; boundary=x",
             "application/xml",
+            "application+json",
+            "text/x+json",
             "text/html",
             "",
         ] {

@@ -4,17 +4,20 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::http::header::{AUTHORIZATION, WWW_AUTHENTICATE};
 use axum::http::request::Parts;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures::future::BoxFuture;
+use tower::{Layer, Service, ServiceExt};
 
 use super::error::ApiError;
 use crate::auth::{Identity, Principal};
@@ -247,15 +250,70 @@ impl<T: Identify> DynIdentify for T {
     }
 }
 
-/// The middleware that identifies every request of the agent routes, or refuses it.
-pub(crate) async fn require_identity(
-    State(identify): State<Arc<dyn DynIdentify>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    match identified(&*identify, request).await {
-        Ok(request) => next.run(request).await,
-        Err(rejection) => rejection.into_response(),
+/// The middleware that identifies every request of the routes it is on, or answers
+/// `refuse`'s response: a layer of its own rather than `axum::middleware::from_fn`,
+/// which would box the rest of the route again into a `Next` for every request.
+#[derive(Clone)]
+pub(crate) struct RequireIdentity {
+    identify: Arc<dyn DynIdentify>,
+    refuse: fn(Rejection) -> Response,
+}
+
+impl RequireIdentity {
+    /// The agent routes' middleware: a refusal is 401 `unauthorized`.
+    pub(crate) fn new(identify: Arc<dyn DynIdentify>) -> Self {
+        RequireIdentity::refusing(identify, IntoResponse::into_response)
+    }
+
+    /// The middleware with refusals answered by `refuse`.
+    pub(crate) fn refusing(
+        identify: Arc<dyn DynIdentify>,
+        refuse: fn(Rejection) -> Response,
+    ) -> Self {
+        RequireIdentity { identify, refuse }
+    }
+}
+
+impl<S> Layer<S> for RequireIdentity {
+    type Service = Identified<S>;
+
+    fn layer(&self, inner: S) -> Identified<S> {
+        Identified {
+            inner,
+            require: self.clone(),
+        }
+    }
+}
+
+/// A route behind [`RequireIdentity`].
+#[derive(Clone)]
+pub(crate) struct Identified<S> {
+    inner: S,
+    require: RequireIdentity,
+}
+
+impl<S> Service<Request> for Identified<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // Readiness is the inner route's, awaited when the request is identified.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let (inner, require) = (self.inner.clone(), self.require.clone());
+        Box::pin(async move {
+            match identified(&*require.identify, request).await {
+                Ok(request) => inner.oneshot(request).await,
+                Err(rejection) => Ok((require.refuse)(rejection)),
+            }
+        })
     }
 }
 

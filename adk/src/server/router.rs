@@ -3,20 +3,22 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::middleware;
 use axum::routing::{get, post};
 
 use super::error::ApiError;
+use super::identity::RequireIdentity;
 use super::state::AppState;
-use super::{agents, agui, identity, limit, openai, page, runs, threads};
+use super::{agents, agui, limit, openai, page, runs, threads};
 
 /// The server's routes: the agent routes (AG-UI's among them) and the OpenAI-compatible
 /// ones behind the identity middleware, then the rate of each principal (when it is
 /// limited); health, readiness, the page and the metrics (when on, unless they require
-/// an identity) without them; JSON errors for unknown paths and methods; the body limit
-/// around all, and (feature `otel`) the caller's trace context.
+/// an identity) without them; JSON errors for unknown paths and methods, and (feature
+/// `otel`) the caller's trace context. (The body limit is the [`Body`](super::extract::Body)
+/// extractor's, which reads every body: a layer would cost every request a service and
+/// a future more.)
 pub(crate) fn routes(state: AppState) -> Router {
     let mut agents = Router::new()
         .route("/agents", get(agents::list))
@@ -55,14 +57,9 @@ pub(crate) fn routes(state: AppState) -> Router {
         let limited = middleware::from_fn_with_state(Arc::clone(rate), openai::require_rate);
         openai = openai.route_layer(limited);
     }
-    let agents = agents.route_layer(middleware::from_fn_with_state(
-        state.identify.clone(),
-        identity::require_identity,
-    ));
-    let openai = openai.route_layer(middleware::from_fn_with_state(
-        state.identify.clone(),
-        openai::require_identity,
-    ));
+    let agents = agents.route_layer(RequireIdentity::new(state.identify.clone()));
+    let identify = state.identify.clone();
+    let openai = openai.route_layer(RequireIdentity::refusing(identify, openai::refuse));
     if state.page {
         open = open.route("/", get(page::show));
     }
@@ -70,8 +67,7 @@ pub(crate) fn routes(state: AppState) -> Router {
         .merge(agents)
         .merge(openai)
         .fallback(not_found)
-        .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(state.limits.body_bytes));
+        .method_not_allowed_fallback(method_not_allowed);
     #[cfg(feature = "otel")]
     let routes = routes.layer(middleware::from_fn(super::trace::continue_trace));
     routes.with_state(state)

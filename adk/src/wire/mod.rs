@@ -69,11 +69,12 @@
 //! ```
 
 mod error;
+#[cfg(feature = "server")]
+mod json;
 mod result;
 
 #[cfg(feature = "server")]
 use std::io;
-use std::sync::Arc;
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -81,6 +82,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::ser::{CompactFormatter, Formatter};
 
 pub use self::error::WireError;
+#[cfg(feature = "server")]
+pub(crate) use self::json::Decimal;
 pub use self::result::{WireResult, WireThread, WireToolError, WireToolResult};
 use crate::agent::AgentError;
 use crate::agent::AgentEvent;
@@ -234,16 +237,16 @@ impl WireEvent {
             AgentEvent::Message(message) => WireEvent::Message { message },
             AgentEvent::Filler(text) => WireEvent::Filler { text },
             AgentEvent::ToolCallStarted { call_id, name } => WireEvent::ToolCallStarted {
-                call_id: call_id.to_string(),
-                name: name.to_string(),
+                call_id: String::from(&*call_id),
+                name: String::from(&*name),
             },
             AgentEvent::ToolOutputChunk {
                 call_id,
                 name,
                 chunk,
             } => WireEvent::ToolOutputChunk {
-                call_id: call_id.to_string(),
-                name: name.to_string(),
+                call_id: String::from(&*call_id),
+                name: String::from(&*name),
                 chunk,
             },
             AgentEvent::ToolEvent {
@@ -251,12 +254,12 @@ impl WireEvent {
                 name,
                 event,
             } => WireEvent::ToolEvent {
-                call_id: call_id.to_string(),
-                name: name.to_string(),
+                call_id: String::from(&*call_id),
+                name: String::from(&*name),
                 event: event.to_json(),
             },
             AgentEvent::ToolResult(record) => {
-                WireEvent::ToolResult(WireToolResult::from_record(Arc::unwrap_or_clone(record)))
+                WireEvent::ToolResult(WireToolResult::from_shared(record))
             }
             AgentEvent::Interrupt(pending) => WireEvent::Interrupt(*pending),
             AgentEvent::Completed(result) => WireEvent::Completed(WireResult::from_result(*result)),
@@ -319,8 +322,15 @@ impl WireEvent {
     /// Writes the event's JSON at the end of `out`: the bytes `serde_json` writes for it
     /// (`{"v":1,"type":...}`), with `more` (members in JSON, each after a comma) before
     /// the closing brace, as a struct that flattens the event beside them would give,
-    /// without going through serde's map of a flattened struct.
+    /// without going through serde's map of a flattened struct. Written by [`json`]'s
+    /// quick writer; what it leaves to serde_json, by serde_json.
     pub(crate) fn write_json(&self, more: &[u8], out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let start = out.len();
+        if json::write(&Tagged(self), more, out).is_ok() {
+            return Ok(());
+        }
+        // What the quick writer left to serde_json: its bytes, or its error.
+        out.truncate(start);
         let framed = Framed { depth: 0, more };
         let mut json = serde_json::Serializer::with_formatter(out, framed);
         Tagged(self).serialize(&mut json)

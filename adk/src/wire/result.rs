@@ -1,6 +1,8 @@
 //! The wire form of what a run gives back: [`WireResult`], [`WireToolResult`], and a
 //! thread's state, [`WireThread`].
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentResult;
@@ -65,19 +67,38 @@ impl From<&ToolError> for WireToolError {
 
 impl From<&ToolRecord> for WireToolResult {
     fn from(record: &ToolRecord) -> Self {
-        WireToolResult::from_record(record.clone())
+        WireToolResult::with(record, record.content.clone(), record.parts.clone())
     }
 }
 
 impl WireToolResult {
     /// The wire form of `record`, taking its content and parts rather than copying them.
-    pub(crate) fn from_record(record: ToolRecord) -> Self {
+    pub(crate) fn from_record(mut record: ToolRecord) -> Self {
+        let (content, parts) = (
+            std::mem::take(&mut record.content),
+            std::mem::take(&mut record.parts),
+        );
+        WireToolResult::with(&record, content, parts)
+    }
+
+    /// The wire form of a record that others share: only what the wire form holds is
+    /// copied.
+    pub(crate) fn from_shared(record: Arc<ToolRecord>) -> Self {
+        match Arc::try_unwrap(record) {
+            Ok(record) => WireToolResult::from_record(record),
+            Err(shared) => WireToolResult::from(&*shared),
+        }
+    }
+
+    /// `record`'s wire form with its `content` and `parts` as given.
+    fn with(record: &ToolRecord, content: String, parts: Vec<Part>) -> Self {
         WireToolResult {
-            call_id: record.call_id.to_string(),
-            name: record.name.to_string(),
-            arguments: record.arguments.to_string(),
-            content: record.content,
-            parts: record.parts,
+            // Copied as text (`to_string` would go through `Display`).
+            call_id: String::from(record.call_id.as_str()),
+            name: String::from(record.name.as_str()),
+            arguments: String::from(record.arguments.as_str()),
+            content,
+            parts,
             error: record.error.as_ref().map(WireToolError::from),
             latency_ms: record.latency.as_secs_f64() * 1000.0,
         }

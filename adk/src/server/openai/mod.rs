@@ -122,7 +122,7 @@ pub(crate) use self::request::ChatRequest;
 use self::response::{Chunks, Envelope};
 use super::error::ApiError;
 use super::extract::Body;
-use super::identity::{self, Caller, DynIdentify};
+use super::identity::{Caller, Rejection};
 use super::limit::PrincipalRate;
 use super::served_run::ServedRun;
 use super::state::AppState;
@@ -206,17 +206,10 @@ fn chunks(
     }
 }
 
-/// The identity middleware of the OpenAI routes: as the agent routes', with a refusal
-/// in the OpenAI error shape.
-pub(crate) async fn require_identity(
-    State(identify): State<Arc<dyn DynIdentify>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    match identity::identified(&*identify, request).await {
-        Ok(request) => next.run(request).await,
-        Err(rejection) => OpenAiError::from(rejection).into_response(),
-    }
+/// A refusal of the OpenAI routes' identity middleware: as the agent routes', in the
+/// OpenAI error shape.
+pub(crate) fn refuse(rejection: Rejection) -> Response {
+    OpenAiError::from(rejection).into_response()
 }
 
 /// The rate middleware of the OpenAI routes: as the agent routes', with a refusal in
