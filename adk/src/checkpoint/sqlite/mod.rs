@@ -314,8 +314,9 @@ impl SqlStore for SqliteStore {
     ) -> Result<u64, StoreError> {
         let mut writer = self.writer.lock().await;
         let (now, cutoff) = self.clock();
+        // Made here, an append cannot be cut off midway (nothing in it waits), so it is
+        // never "sent" with its outcome unknown: it lands, or fails with nothing written.
         if let Some(direct) = &mut writer.direct {
-            sent.now();
             let append = Append {
                 thread,
                 owner,
