@@ -542,68 +542,9 @@ impl ser::Serializer for Key<'_> {
     }
 }
 
-/// `n` in decimal.
+/// `n` in decimal, as serde_json writes it (through the same `itoa`).
 fn decimal(out: &mut Vec<u8>, n: u64) {
-    out.extend_from_slice(Decimal::new(n).as_bytes());
-}
-
-/// The numbers 00 to 99 in decimal, two digits each.
-const PAIRS: [u8; 200] = {
-    let mut pairs = [0; 200];
-    let mut n = 0;
-    while n < 100 {
-        pairs[2 * n] = b'0' + (n / 10) as u8;
-        pairs[2 * n + 1] = b'0' + (n % 10) as u8;
-        n += 1;
-    }
-    pairs
-};
-
-/// A number in decimal, on the stack, written two digits at a time.
-pub(crate) struct Decimal {
-    digits: [u8; 20],
-    start: usize,
-}
-
-impl Decimal {
-    pub(crate) fn new(mut n: u64) -> Self {
-        let mut decimal = Decimal {
-            digits: [0; 20],
-            start: 20,
-        };
-        while n >= 100 {
-            decimal.pair((n % 100) as usize);
-            n /= 100;
-        }
-        if n >= 10 {
-            decimal.pair(n as usize);
-        } else if let Some(digit) = decimal.start.checked_sub(1) {
-            decimal.start = digit;
-            if let Some(slot) = decimal.digits.get_mut(digit) {
-                *slot = b'0' + n as u8;
-            }
-        }
-        decimal
-    }
-
-    /// Puts the two digits of `n` (below 100) before those written.
-    fn pair(&mut self, n: usize) {
-        let Some(start) = self.start.checked_sub(2) else {
-            return;
-        };
-        let (slots, digits) = (
-            self.digits.get_mut(start..start + 2),
-            PAIRS.get(2 * n..2 * n + 2),
-        );
-        if let (Some(slots), Some(digits)) = (slots, digits) {
-            slots.copy_from_slice(digits);
-            self.start = start;
-        }
-    }
-
-    pub(crate) fn as_bytes(&self) -> &[u8] {
-        self.digits.get(self.start..).unwrap_or_default()
-    }
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// A byte in every lane of a word.
@@ -831,7 +772,9 @@ mod tests {
         numbers.extend((0..20).map(|power| 10u64.pow(power)));
         numbers.extend((0..1_000).map(|_| rng.next() >> rng.below(64)));
         for n in numbers {
-            assert_eq!(Decimal::new(n).as_bytes(), n.to_string().as_bytes());
+            let mut written = Vec::new();
+            decimal(&mut written, n);
+            assert_eq!(written, n.to_string().as_bytes());
         }
     }
 

@@ -82,8 +82,6 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::ser::{CompactFormatter, Formatter};
 
 pub use self::error::WireError;
-#[cfg(feature = "server")]
-pub(crate) use self::json::Decimal;
 pub use self::result::{WireResult, WireThread, WireToolError, WireToolResult};
 use crate::agent::AgentError;
 use crate::agent::AgentEvent;

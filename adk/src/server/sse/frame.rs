@@ -2,7 +2,7 @@
 //! `data:` its wire JSON with `at_ms`, and a blank line; the bytes axum's `Event` gives
 //! for the same fields, without building the JSON as a string first.
 
-use crate::wire::{Decimal, WireEvent};
+use crate::wire::WireEvent;
 
 /// A time in microseconds since the Unix epoch: an event's `at_ms`, to the microsecond.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -13,7 +13,7 @@ pub(crate) fn write(out: &mut Vec<u8>, seq: u64, event: &WireEvent, at: Micros) 
     out.extend_from_slice(b"event: ");
     out.extend_from_slice(event.kind().as_bytes());
     out.extend_from_slice(b"\nid: ");
-    out.extend_from_slice(Decimal::new(seq).as_bytes());
+    out.extend_from_slice(itoa::Buffer::new().format(seq).as_bytes());
     out.extend_from_slice(b"\ndata: ");
     let data = out.len();
     if let Err(error) = event.write_json(AtMs::new(at).as_bytes(), out) {
@@ -54,7 +54,9 @@ impl AtMs {
             }
             return written;
         }
-        written.push(Decimal::new(ms).as_bytes()).push(b".");
+        written
+            .push(itoa::Buffer::new().format(ms).as_bytes())
+            .push(b".");
         let digits = [micros / 100, micros / 10 % 10, micros % 10].map(|d| b'0' + d as u8);
         let kept = match micros {
             0 => 0,
